@@ -1,0 +1,57 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { parseIntParam } from '../common/input';
+import { MAX_APP_ID } from '../queue-id/core/queue-id-layout';
+import { parseCreateApp, parsePatchApp } from './admin-apps.input';
+import { AdminAppsService, AppDetail, AppSummary } from './admin-apps.service';
+import { AdminTokenGuard } from './admin-token.guard';
+
+/** Queue-ID apps: the seed's alloc_initData and everything an operator needs around it. */
+@Controller('admin/apps')
+@UseGuards(AdminTokenGuard)
+export class AdminAppsController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly service: AdminAppsService,
+  ) {}
+
+  @Post()
+  async create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppDetail> {
+    const { created, app } = await this.service.create(parseCreateApp(body, this.config.queue.maxStep));
+    reply.status(created ? 201 : 200);
+    return app;
+  }
+
+  @Get()
+  async list(): Promise<{ apps: AppSummary[] }> {
+    return { apps: await this.service.list() };
+  }
+
+  @Get(':appId')
+  get(@Param('appId') appId: string): Promise<AppDetail> {
+    return this.service.get(parseAppId(appId));
+  }
+
+  @Patch(':appId')
+  update(@Param('appId') appId: string, @Body() body: unknown): Promise<AppDetail> {
+    const id = parseAppId(appId);
+    return this.service.update(id, parsePatchApp(body, this.config.queue.maxStep));
+  }
+
+  @Delete(':appId')
+  remove(@Param('appId') appId: string): Promise<{ appId: number; deletedRows: number; deletedLists: number }> {
+    return this.service.remove(parseAppId(appId));
+  }
+
+  @Post(':appId/refill')
+  @HttpCode(200)
+  refill(@Param('appId') appId: string): Promise<object> {
+    return this.service.refillApp(parseAppId(appId));
+  }
+}
+
+function parseAppId(raw: string): number {
+  return parseIntParam('appId', raw, 0, MAX_APP_ID);
+}

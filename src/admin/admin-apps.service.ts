@@ -1,0 +1,193 @@
+import { Inject, Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
+import { REDIS } from '../infra/redis/redis.tokens';
+import { QueueKeys } from '../queue-id/core/queue-keys';
+import { SHARD_COUNT, maxIndexFor } from '../queue-id/core/queue-id-layout';
+import { unallocated } from '../queue-id/core/refill-policy';
+import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../queue-id/id-alloc.repository';
+import { QueueConfigService } from '../queue-id/queue-config.service';
+import { QueueRefillService, RefillStatus } from '../queue-id/queue-refill.service';
+
+export interface ShardView {
+  shardId: number;
+  maxId: string;
+  step: number;
+  queueLength: number;
+  /** Indexes not yet taken from the DB before the limit (or the 49-bit index range). */
+  unallocated: string;
+  /** IDs this shard can still hand out: queued + unallocated. */
+  remainingCapacity: string;
+}
+
+export interface AppSummary {
+  appId: number;
+  appName: string;
+  description: string | null;
+  step: number;
+  maxLimitId: string;
+  shardCount: number;
+  queueLength: number;
+  remainingCapacity: string;
+  exhaustedShards: number;
+  createTime: string;
+  updateTime: string;
+}
+
+export interface AppDetail extends AppSummary {
+  shards: ShardView[];
+}
+
+/** The admin use cases over id_alloc and the Redis lists. */
+@Injectable()
+export class AdminAppsService {
+  private readonly keys: QueueKeys;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly repo: IdAllocRepository,
+    private readonly queueConfig: QueueConfigService,
+    private readonly refill: QueueRefillService,
+  ) {
+    this.keys = new QueueKeys(config.redis.keyPrefix);
+  }
+
+  /** Creates the 64 shard rows; idempotent for the same settings, 409 for different ones. */
+  async create(app: NewApp): Promise<{ created: boolean; app: AppDetail }> {
+    const existing = await this.repo.findApp(app.appId);
+    const conflict = existing.find(
+      (r) =>
+        r.appName !== app.appName ||
+        r.step !== app.step ||
+        r.maxLimitId !== app.maxLimitId ||
+        (r.description ?? null) !== app.description,
+    );
+    if (conflict) {
+      throw new IdGenError(
+        ErrorKind.Conflict,
+        `appId ${app.appId} already exists with other settings (appName '${conflict.appName}', step ${conflict.step}, ` +
+          `maxLimitId ${conflict.maxLimitId}); use PATCH to change them`,
+      );
+    }
+    const { rows, inserted } = await this.repo.createApp(app, SHARD_COUNT);
+    await this.queueConfig.reload();
+    return { created: inserted > 0, app: await this.detail(rows) };
+  }
+
+  async list(): Promise<AppSummary[]> {
+    const rows = await this.repo.findAll();
+    const byApp = new Map<number, IdAllocRow[]>();
+    for (const row of rows) {
+      const list = byApp.get(row.appId) ?? [];
+      list.push(row);
+      byApp.set(row.appId, list);
+    }
+    const out: AppSummary[] = [];
+    for (const appRows of byApp.values()) {
+      const { shards: _shards, ...summary } = await this.detail(appRows);
+      out.push(summary);
+    }
+    return out;
+  }
+
+  async get(appId: number): Promise<AppDetail> {
+    return this.detail(await this.requireApp(appId));
+  }
+
+  async update(appId: number, patch: AppPatch): Promise<AppDetail> {
+    const before = await this.requireApp(appId);
+    const rows = await this.repo.updateApp(appId, patch);
+    const oldLimit = before[0].maxLimitId;
+    const newLimit = patch.maxLimitId;
+    if (newLimit !== undefined && newLimit > 0n && (oldLimit === 0n || newLimit < oldLimit)) {
+      // Queued indexes may now be above the limit: drop them (a gap) so none is handed out.
+      await this.queueConfig.deleteAppLists(
+        appId,
+        rows.map((r) => r.shardId),
+      );
+    }
+    await this.queueConfig.reload();
+    return this.detail(rows);
+  }
+
+  async remove(appId: number): Promise<{ appId: number; deletedRows: number; deletedLists: number }> {
+    const rows = await this.requireApp(appId);
+    const deletedRows = await this.repo.deleteApp(appId);
+    const deletedLists = await this.queueConfig.deleteAppLists(
+      appId,
+      rows.map((r) => r.shardId),
+    );
+    await this.queueConfig.reload();
+    return { appId, deletedRows, deletedLists };
+  }
+
+  /** Pushes one more segment to every shard of the app, whatever its list length. */
+  async refillApp(appId: number): Promise<{ appId: number } & Record<RefillStatus, number>> {
+    const rows = await this.requireApp(appId);
+    const counts: Record<RefillStatus, number> = { refilled: 0, sufficient: 0, busy: 0, exhausted: 0, missing: 0 };
+    for (const row of rows) {
+      const result = await this.refill.refillShard(appId, row.shardId, {
+        skipIfAtLeast: Number.MAX_SAFE_INTEGER,
+        minWanted: 1,
+        lockRetries: 40,
+      });
+      counts[result.status]++;
+    }
+    return { appId, ...counts };
+  }
+
+  private async requireApp(appId: number): Promise<IdAllocRow[]> {
+    const rows = await this.repo.findApp(appId);
+    if (rows.length === 0) {
+      throw new IdGenError(ErrorKind.NotFound, `appId ${appId} does not exist`);
+    }
+    return rows;
+  }
+
+  private async detail(rows: IdAllocRow[]): Promise<AppDetail> {
+    const pipeline = this.redis.pipeline();
+    for (const r of rows) {
+      pipeline.llen(this.keys.list(r.appId, r.shardId));
+    }
+    const lengths = (await pipeline.exec()) ?? [];
+    let queued = 0;
+    let remaining = 0n;
+    let exhaustedShards = 0;
+    const shards = rows.map((r, i): ShardView => {
+      const queueLength = Number(lengths[i]?.[1] ?? 0);
+      const free = unallocated(r.maxId, maxIndexFor(r.appId, r.shardId, r.maxLimitId));
+      const left = BigInt(queueLength) + free;
+      queued += queueLength;
+      remaining += left;
+      if (left === 0n) {
+        exhaustedShards++;
+      }
+      return {
+        shardId: r.shardId,
+        maxId: r.maxId.toString(),
+        step: r.step,
+        queueLength,
+        unallocated: free.toString(),
+        remainingCapacity: left.toString(),
+      };
+    });
+    const first = rows[0];
+    return {
+      appId: first.appId,
+      appName: first.appName,
+      description: first.description,
+      step: first.step,
+      maxLimitId: first.maxLimitId.toString(),
+      shardCount: rows.length,
+      queueLength: queued,
+      remainingCapacity: remaining.toString(),
+      exhaustedShards,
+      createTime: first.createTime.toISOString(),
+      updateTime: first.updateTime.toISOString(),
+      shards,
+    };
+  }
+}

@@ -1,0 +1,32 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { timingSafeEqual } from 'node:crypto';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
+
+/** `Authorization: Bearer <ADMIN_TOKEN>`; with no ADMIN_TOKEN configured the admin API is off. */
+@Injectable()
+export class AdminTokenGuard implements CanActivate {
+  private readonly expected: Buffer | undefined;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.expected = config.admin.token === undefined ? undefined : Buffer.from(config.admin.token);
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    if (this.expected === undefined) {
+      throw new IdGenError(ErrorKind.AdminDisabled, 'the admin API is disabled: set ADMIN_TOKEN to enable it');
+    }
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/i.exec(header.trim()) : null;
+    if (!match) {
+      throw new IdGenError(ErrorKind.Unauthorized, 'missing Authorization: Bearer <ADMIN_TOKEN> header');
+    }
+    const given = Buffer.from(match[1]);
+    if (given.length !== this.expected.length || !timingSafeEqual(given, this.expected)) {
+      throw new IdGenError(ErrorKind.Unauthorized, 'invalid admin token');
+    }
+    return true;
+  }
+}

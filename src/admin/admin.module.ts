@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { QueueIdModule } from '../queue-id/queue-id.module';
+import { AdminAppsController } from './admin-apps.controller';
+import { AdminAppsService } from './admin-apps.service';
+import { AdminTokenGuard } from './admin-token.guard';
+
+@Module({
+  imports: [QueueIdModule],
+  controllers: [AdminAppsController],
+  providers: [AdminAppsService, AdminTokenGuard],
+  exports: [AdminTokenGuard],
+})
+export class AdminModule {}

@@ -1,0 +1,25 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { AdminModule } from './admin/admin.module';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './infra/database/database.module';
+import { RedisModule } from './infra/redis/redis.module';
+import { QueueIdModule } from './queue-id/queue-id.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        ScheduleModule.forRoot(),
+        DatabaseModule,
+        RedisModule,
+        QueueIdModule,
+        AdminModule,
+      ],
+    };
+  }
+}

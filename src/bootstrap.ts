@@ -1,0 +1,36 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
+import { ErrorFilter, toErrorResponse } from './common/error.filter';
+
+/**
+ * Builds the Nest application on Fastify (not yet listening). Used by main.ts and by the tests,
+ * so tests run exactly the production wiring.
+ */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.http.bodyLimit,
+    routerOptions: { maxParamLength: 512 },
+    // Behind a load balancer: keep-alive longer than typical LB idle timeouts.
+    keepAliveTimeout: 65_000,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: loggerLevels(config.log.level),
+    bufferLogs: false,
+  });
+  app.useGlobalFilters(new ErrorFilter());
+  app.enableShutdownHooks();
+  const fastify = app.getHttpAdapter().getInstance();
+  // Errors raised by Fastify itself (body parsing, content type, size) before Nest's pipeline.
+  fastify.setErrorHandler((error, _request, reply) => {
+    const { status, body } = toErrorResponse(error);
+    void reply.status(status).send(body);
+  });
+  return app;
+}
+
+function loggerLevels(level: AppConfig['log']['level']): Array<'error' | 'warn' | 'log' | 'debug' | 'verbose' | 'fatal'> {
+  const order = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
+  return order.slice(0, order.indexOf(level) + 1) as Array<(typeof order)[number]>;
+}

@@ -1,0 +1,71 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { isBackendFailure } from './backend-failure';
+import { errorSpec } from './error-catalog';
+import { ErrorKind, IdGenError } from './id-gen.error';
+
+export interface ErrorBody {
+  code: number;
+  error: string;
+  message: string;
+}
+
+const logger = new Logger('ErrorFilter');
+
+/** Maps any error to its status and `{code, error, message}` body. Used by Nest and by Fastify. */
+export function toErrorResponse(exception: unknown): { status: number; body: ErrorBody } {
+  const idGenError = toIdGenError(exception);
+  const spec = errorSpec(idGenError.kind);
+  return { status: spec.status, body: { code: spec.code, error: idGenError.kind, message: idGenError.message } };
+}
+
+function toIdGenError(exception: unknown): IdGenError {
+  if (exception instanceof IdGenError) {
+    return exception;
+  }
+  const status = httpStatusOf(exception);
+  if (status !== undefined) {
+    const message = exception instanceof Error ? exception.message : 'request refused';
+    switch (status) {
+      case 404:
+        return new IdGenError(ErrorKind.RouteNotFound, message);
+      case 405:
+        return new IdGenError(ErrorKind.MethodNotAllowed, message);
+      case 413:
+        return new IdGenError(ErrorKind.PayloadTooLarge, message);
+      case 415:
+        return new IdGenError(ErrorKind.UnsupportedMediaType, message);
+      case 401:
+        return new IdGenError(ErrorKind.Unauthorized, message);
+      default:
+        if (status >= 400 && status < 500) {
+          return new IdGenError(ErrorKind.BadInput, message);
+        }
+    }
+  }
+  if (isBackendFailure(exception)) {
+    logger.warn(`backend failure: ${(exception as Error).message}`);
+    return new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis, MySQL or ZooKeeper) is unavailable; retry later');
+  }
+  logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+  return new IdGenError(ErrorKind.Internal, 'internal error');
+}
+
+/** Status of a Nest HttpException or a Fastify error (`statusCode`). */
+function httpStatusOf(exception: unknown): number | undefined {
+  if (exception instanceof HttpException) {
+    return exception.getStatus();
+  }
+  const statusCode = (exception as { statusCode?: unknown } | null)?.statusCode;
+  return typeof statusCode === 'number' ? statusCode : undefined;
+}
+
+/** The one exception filter: every error leaves as JSON `{code, error, message}`. */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const { status, body } = toErrorResponse(exception);
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Coded domain errors. Domain code throws `IdGenError(ErrorKind.X, message)`; the one exception
+ * filter maps the kind to its numeric wire `code` and HTTP status (see error-catalog.ts).
+ * No framework imports here: the cores throw these too.
+ */
+export enum ErrorKind {
+  // Queue IDs (seed 001 codes -1..-4, plus ours)
+  QueueNotInitialised = 'QUEUE_NOT_INITIALISED',
+  QueueAppNotFound = 'QUEUE_APP_NOT_FOUND',
+  QueueShardNotFound = 'QUEUE_SHARD_NOT_FOUND',
+  QueueEmpty = 'QUEUE_EMPTY',
+  QueueExhausted = 'QUEUE_EXHAUSTED',
+  // Generic
+  BadInput = 'BAD_INPUT',
+  Unauthorized = 'UNAUTHORIZED',
+  AdminDisabled = 'ADMIN_DISABLED',
+  RouteNotFound = 'ROUTE_NOT_FOUND',
+  MethodNotAllowed = 'METHOD_NOT_ALLOWED',
+  Conflict = 'CONFLICT',
+  NotFound = 'NOT_FOUND',
+  PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
+  UnsupportedMediaType = 'UNSUPPORTED_MEDIA_TYPE',
+  BackendUnavailable = 'BACKEND_UNAVAILABLE',
+  Internal = 'INTERNAL',
+}
+
+export class IdGenError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'IdGenError';
+  }
+}
+
+export function badInput(message: string): IdGenError {
+  return new IdGenError(ErrorKind.BadInput, message);
+}

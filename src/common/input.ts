@@ -1,0 +1,94 @@
+import { badInput } from './id-gen.error';
+
+/**
+ * Parsing of untrusted input (path, query, body) into typed values. Every failure is a
+ * BAD_INPUT IdGenError naming the field; nothing here trusts a value's JS type.
+ */
+
+const DIGITS = /^[0-9]+$/;
+
+/** A decimal integer in [min, max] given as a path/query string. */
+export function parseIntParam(name: string, raw: unknown, min: number, max: number): number {
+  if (typeof raw !== 'string' || raw.length === 0) {
+    throw badInput(`${name} is required and must be an integer ${min}..${max}`);
+  }
+  if (raw.length > 16 || !DIGITS.test(raw)) {
+    throw badInput(`${name} must be an integer ${min}..${max}, got '${truncate(raw)}'`);
+  }
+  const n = Number(raw);
+  if (n < min || n > max) {
+    throw badInput(`${name} must be an integer ${min}..${max}, got ${raw}`);
+  }
+  return n;
+}
+
+/** Optional `count` query parameter: undefined when absent. */
+export function parseCount(raw: unknown, max: number): number | undefined {
+  if (raw === undefined) {
+    return undefined;
+  }
+  return parseIntParam('count', raw, 1, max);
+}
+
+/** A required non-empty string of at most `maxLength` UTF-16 units. */
+export function parseRequiredString(name: string, raw: unknown, maxLength: number): string {
+  if (typeof raw !== 'string' || raw.length === 0) {
+    throw badInput(`${name} is required and must be a non-empty string`);
+  }
+  if (raw.length > maxLength) {
+    throw badInput(`${name} must be at most ${maxLength} characters, got ${raw.length}`);
+  }
+  return raw;
+}
+
+/** An integer from a JSON body: a JSON number that is a safe integer, or a decimal string. */
+export function parseBodyInt(name: string, raw: unknown, min: number, max: number): number {
+  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= min && raw <= max) {
+    return raw;
+  }
+  if (typeof raw === 'string' && DIGITS.test(raw) && raw.length <= 16) {
+    return parseIntParam(name, raw, min, max);
+  }
+  throw badInput(`${name} must be an integer ${min}..${max}`);
+}
+
+/** A non-negative 64-bit integer from a JSON body: a safe-integer number or a decimal string. */
+export function parseBodyBigint(name: string, raw: unknown, max: bigint): bigint {
+  let value: bigint | undefined;
+  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) {
+    value = BigInt(raw);
+  } else if (typeof raw === 'string' && raw.length <= 20 && DIGITS.test(raw)) {
+    value = BigInt(raw);
+  }
+  if (value === undefined || value > max) {
+    throw badInput(`${name} must be an integer 0..${max} (a decimal string for values above 2^53)`);
+  }
+  return value;
+}
+
+export function parseOptionalString(name: string, raw: unknown, maxLength: number): string | undefined {
+  if (raw === undefined || raw === null) {
+    return undefined;
+  }
+  if (typeof raw !== 'string' || raw.length > maxLength) {
+    throw badInput(`${name} must be a string of at most ${maxLength} characters`);
+  }
+  return raw;
+}
+
+/** A JSON object body, refusing arrays, primitives and unknown keys. */
+export function parseObjectBody(raw: unknown, allowed: readonly string[]): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw badInput('body must be a JSON object');
+  }
+  const body = raw as Record<string, unknown>;
+  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) {
+    throw badInput(`unknown field(s): ${unknown.map((k) => truncate(k)).join(', ')}; allowed: ${allowed.join(', ')}`);
+  }
+  return body;
+}
+
+export function truncate(s: string, max = 64): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}

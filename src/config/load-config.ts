@@ -1,0 +1,78 @@
+import { CronTime } from 'cron';
+import { AppConfig } from './app-config';
+import { ConfigError } from './config.error';
+import {
+  Env,
+  checkRedisUrl,
+  parseMysqlUrl,
+  readBool,
+  readCron,
+  readEnum,
+  readInt,
+  readNumber,
+  readOptionalString,
+  readString,
+} from './env-readers';
+
+export const DEFAULT_DATABASE_URL = 'mysql://shardleaf:shardleaf@127.0.0.1:3306/shardleaf';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+function isCron(expr: string): boolean {
+  if (expr.trim().split(/\s+/).length !== 6) {
+    return false;
+  }
+  try {
+    new CronTime(expr);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads and validates every setting once. Throws a ConfigError naming the first bad variable.
+ * The only place that reads environment variables (main.ts passes `process.env`).
+ */
+export function loadConfig(env: Env): AppConfig {
+  const databaseUrl = readString(env, 'DATABASE_URL', DEFAULT_DATABASE_URL);
+  const db = parseMysqlUrl('DATABASE_URL', databaseUrl);
+  const keyPrefix = readString(env, 'KEY_PREFIX', 'id.gen.');
+  if (keyPrefix.length > 128 || /\s/.test(keyPrefix)) {
+    throw new ConfigError('KEY_PREFIX', 'must be at most 128 characters without spaces');
+  }
+  const adminToken = readOptionalString(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 8) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 8 characters (or unset to disable the admin API)');
+  }
+  return {
+    http: {
+      host: readString(env, 'HOST', '0.0.0.0'),
+      port: readInt(env, 'PORT', 8080, 0, 65535),
+      bodyLimit: readInt(env, 'HTTP_BODY_LIMIT', 64 * 1024, 1024, 16 * 1024 * 1024),
+    },
+    log: {
+      level: readEnum(env, 'LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug', 'verbose'] as const),
+    },
+    database: {
+      url: databaseUrl,
+      ...db,
+      poolSize: readInt(env, 'DB_POOL_SIZE', 10, 1, 200),
+      migrationsRun: readBool(env, 'DB_MIGRATIONS_RUN', true),
+    },
+    redis: {
+      url: checkRedisUrl('REDIS_URL', readString(env, 'REDIS_URL', DEFAULT_REDIS_URL)),
+      keyPrefix,
+    },
+    admin: { token: adminToken },
+    queue: {
+      refillCron: readCron(env, 'QUEUE_REFILL_CRON', '0 */2 * * * *', isCron),
+      reloadCron: readCron(env, 'QUEUE_RELOAD_CRON', '30 */2 * * * *', isCron),
+      lockTtlMs: readInt(env, 'QUEUE_LOCK_TTL_MS', 60_000, 100, 3_600_000),
+      idleRatio: readNumber(env, 'QUEUE_IDLE_RATIO', 0.2, 0, 1),
+      maxBatch: 1000,
+      gatePassMaxLength: readInt(env, 'GATE_PASS_MAX_LENGTH', 256, 1, 4096),
+      maxStep: 1_000_000,
+      pushChunk: 10_000,
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { DataSourceOptions } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+import { ENTITIES } from './entity-list';
+import { MIGRATIONS } from './migration-list';
+
+export const MIGRATIONS_TABLE = 'shardleaf_migrations';
+
+export function typeormOptions(db: AppConfig['database']): DataSourceOptions {
+  return {
+    type: 'mysql',
+    host: db.host,
+    port: db.port,
+    username: db.user,
+    password: db.password,
+    database: db.database,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: MIGRATIONS_TABLE,
+    // Migrations run under a named lock at start (see migrate.ts), never implicitly.
+    migrationsRun: false,
+    synchronize: false,
+    logging: ['error'],
+    // BIGINT columns come back as strings; convert with BigInt(), never through number.
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    poolSize: db.poolSize,
+    extra: { connectTimeout: 5000, enableKeepAlive: true },
+  };
+}

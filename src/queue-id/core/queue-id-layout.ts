@@ -1,0 +1,60 @@
+import { javaIntAbs, javaIntRem, javaStringHashCode } from './java-hash';
+
+/** Bit layout of seed 001: `id = index << 14 | shard << 8 | appId`. */
+export const APPID_BYTE_LEN = 8;
+export const GATE_PASS_BYTE_LEN = 6;
+/** `2 << GATE_PASS_BYTE_LEN - 1` in Java precedence = 2 << 5 = 64. */
+export const MAX_GATE_PASS_VALUE = 2 << (GATE_PASS_BYTE_LEN - 1);
+export const SHARD_COUNT = MAX_GATE_PASS_VALUE;
+export const MAX_APP_ID = (1 << APPID_BYTE_LEN) - 1;
+export const INDEX_SHIFT = BigInt(APPID_BYTE_LEN + GATE_PASS_BYTE_LEN);
+/** The index has 63 - 14 = 49 bits so that the ID stays a positive signed 64-bit integer. */
+export const MAX_INDEX = (1n << (63n - INDEX_SHIFT)) - 1n;
+export const MAX_SIGNED_64 = (1n << 63n) - 1n;
+
+export interface QueueIdParts {
+  index: bigint;
+  shardId: number;
+  appId: number;
+}
+
+/** The shard a gatePass lands on, exactly as `Math.abs(gatePass.hashCode()) % 64` in Java. */
+export function shardOf(gatePass: string): number {
+  return javaIntRem(javaIntAbs(javaStringHashCode(gatePass)), MAX_GATE_PASS_VALUE);
+}
+
+/** The low 14 bits of every ID of (appId, shardId). */
+export function lowBits(appId: number, shardId: number): bigint {
+  return BigInt((shardId << APPID_BYTE_LEN) | appId);
+}
+
+export function composeQueueId(index: bigint, shardId: number, appId: number): bigint {
+  if (index < 0n || index > MAX_INDEX) {
+    throw new RangeError(`index ${index} outside 0..${MAX_INDEX}`);
+  }
+  return (index << INDEX_SHIFT) | lowBits(appId, shardId);
+}
+
+export function decomposeQueueId(id: bigint): QueueIdParts {
+  return {
+    index: id >> INDEX_SHIFT,
+    shardId: Number((id >> BigInt(APPID_BYTE_LEN)) & BigInt(SHARD_COUNT - 1)),
+    appId: Number(id & BigInt(MAX_APP_ID)),
+  };
+}
+
+/**
+ * The largest index whose ID stays `<= maxLimitId` on this shard (`maxLimitId <= 0`: no limit,
+ * only the 49-bit index range). May be negative when even index 0 is above the limit.
+ */
+export function maxIndexFor(appId: number, shardId: number, maxLimitId: bigint): bigint {
+  if (maxLimitId <= 0n) {
+    return MAX_INDEX;
+  }
+  const headroom = maxLimitId - lowBits(appId, shardId);
+  if (headroom < 0n) {
+    return -1n;
+  }
+  const idx = headroom >> INDEX_SHIFT;
+  return idx < MAX_INDEX ? idx : MAX_INDEX;
+}

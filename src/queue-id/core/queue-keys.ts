@@ -1,0 +1,35 @@
+/** Redis key names of seed 001, behind a configurable prefix (the seed's is `id.gen.`). */
+export class QueueKeys {
+  private readonly listPrefix: string;
+
+  constructor(readonly prefix: string) {
+    this.listPrefix = `${prefix}idList_`;
+  }
+
+  list(appId: number, shardId: number): string {
+    return `${this.listPrefix}${appId}_${shardId}`;
+  }
+
+  lock(appId: number, shardId: number): string {
+    return `${this.prefix}lock_${appId}_${shardId}`;
+  }
+
+  /** Lock of the instance that cleans up lists of removed apps. */
+  reloadLock(): string {
+    return `${this.prefix}lock_reload`;
+  }
+
+  /** SCAN pattern matching every list key (glob characters of the prefix escaped). */
+  listPattern(): string {
+    return `${this.listPrefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+  }
+
+  /** (appId, shardId) of a list key, or null for a key that is not one of ours. */
+  parseList(key: string): { appId: number; shardId: number } | null {
+    if (!key.startsWith(this.listPrefix)) {
+      return null;
+    }
+    const m = /^([0-9]{1,3})_([0-9]{1,2})$/.exec(key.slice(this.listPrefix.length));
+    return m ? { appId: Number(m[1]), shardId: Number(m[2]) } : null;
+  }
+}

@@ -1,0 +1,139 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { LockService } from '../infra/redis/lock.service';
+import { REDIS } from '../infra/redis/redis.tokens';
+import { AppRegistry } from './core/app-registry';
+import { QueueKeys } from './core/queue-keys';
+import { indexChunks, needsRefill } from './core/refill-policy';
+import { IdAllocRepository } from './id-alloc.repository';
+
+export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing';
+
+export interface RefillResult {
+  status: RefillStatus;
+  /** Indexes pushed to the list. */
+  pushed: number;
+}
+
+export interface RefillRequest {
+  /** The refill is skipped when the list already holds at least this many indexes. */
+  skipIfAtLeast: number;
+  /** Allocate enough whole steps for this many indexes (on-demand batch requests). */
+  minWanted: number;
+  /** Attempts to wait for the lock when another instance holds it. */
+  lockRetries: number;
+}
+
+export interface RefillSweep {
+  checked: number;
+  refilled: number;
+  busy: number;
+  exhausted: number;
+  failed: number;
+}
+
+/**
+ * Moves segments from `id_alloc` into the Redis lists. Uniqueness rests on the row update in
+ * IdAllocRepository.allocate; the per-shard Redlock only keeps instances from over-filling.
+ */
+@Injectable()
+export class QueueRefillService {
+  private readonly logger = new Logger(QueueRefillService.name);
+  private readonly keys: QueueKeys;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly locks: LockService,
+    private readonly repo: IdAllocRepository,
+    private readonly registry: AppRegistry,
+  ) {
+    this.keys = new QueueKeys(config.redis.keyPrefix);
+  }
+
+  /** Refills one shard under its lock. Throws on Redis/DB failure. */
+  async refillShard(appId: number, shardId: number, req: RefillRequest): Promise<RefillResult> {
+    const listKey = this.keys.list(appId, shardId);
+    const outcome = await this.locks.withLock(
+      this.keys.lock(appId, shardId),
+      { ttlMs: this.config.queue.lockTtlMs, retryCount: req.lockRetries, retryDelayMs: 50 },
+      async (): Promise<RefillResult> => {
+        // Another instance may have refilled while we waited for the lock.
+        if ((await this.redis.llen(listKey)) >= req.skipIfAtLeast) {
+          return { status: 'sufficient', pushed: 0 };
+        }
+        const allocation = await this.repo.allocate(appId, shardId, req.minWanted);
+        if (!allocation) {
+          return { status: 'missing', pushed: 0 };
+        }
+        if (!allocation.segment) {
+          return { status: 'exhausted', pushed: 0 };
+        }
+        const { from, to } = allocation.segment;
+        // From here the indexes are ours alone: a crash before the push only leaves a gap.
+        for (const chunk of indexChunks(from, to, this.config.queue.pushChunk)) {
+          await this.redis.rpush(listKey, ...chunk);
+        }
+        const pushed = Number(to - from + 1n);
+        this.logger.debug(`refilled ${listKey} with ${from}..${to}`);
+        return { status: 'refilled', pushed };
+      },
+    );
+    return outcome.acquired ? outcome.value : { status: 'busy', pushed: 0 };
+  }
+
+  /**
+   * The cron sweep of seed 001's `reloadSegment`: every shard whose list holds at most
+   * IDLE * step indexes gets one segment. A shard whose lock is held elsewhere is skipped.
+   */
+  async refillLowShards(): Promise<RefillSweep> {
+    const sweep: RefillSweep = { checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 };
+    const targets: Array<{ appId: number; shardId: number; step: number }> = [];
+    for (const app of this.registry.all()) {
+      for (const [shardId, shard] of app.shards) {
+        targets.push({ appId: app.appId, shardId, step: shard.step });
+      }
+    }
+    if (targets.length === 0) {
+      return sweep;
+    }
+    const pipeline = this.redis.pipeline();
+    for (const t of targets) {
+      pipeline.llen(this.keys.list(t.appId, t.shardId));
+    }
+    const lengths = (await pipeline.exec()) ?? [];
+    for (let i = 0; i < targets.length; i++) {
+      const t = targets[i];
+      const [err, len] = lengths[i] ?? [new Error('no reply'), 0];
+      sweep.checked++;
+      if (err) {
+        sweep.failed++;
+        continue;
+      }
+      const threshold = this.config.queue.idleRatio * t.step;
+      if (!needsRefill(Number(len), t.step, this.config.queue.idleRatio)) {
+        continue;
+      }
+      try {
+        const result = await this.refillShard(t.appId, t.shardId, {
+          skipIfAtLeast: Math.floor(threshold) + 1,
+          minWanted: 1,
+          lockRetries: 0,
+        });
+        if (result.status === 'refilled') {
+          sweep.refilled++;
+        } else if (result.status === 'busy') {
+          sweep.busy++;
+        } else if (result.status === 'exhausted') {
+          sweep.exhausted++;
+        }
+      } catch (err) {
+        sweep.failed++;
+        this.logger.warn(`refill of app ${t.appId} shard ${t.shardId} failed: ${(err as Error).message}`);
+      }
+    }
+    return sweep;
+  }
+}
