@@ -32,5 +32,5 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
 
 function loggerLevels(level: AppConfig['log']['level']): Array<'error' | 'warn' | 'log' | 'debug' | 'verbose' | 'fatal'> {
   const order = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
-  return order.slice(0, order.indexOf(level) + 1) as Array<(typeof order)[number]>;
+  return order.slice(0, order.indexOf(level) + 1);
 }

@@ -10,10 +10,10 @@ export async function runMigrationsLocked(dataSource: DataSource, timeoutSeconds
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    const rows: Array<{ locked: number | string | null }> = await runner.query('SELECT GET_LOCK(?, ?) AS locked', [
+    const rows = (await runner.query('SELECT GET_LOCK(?, ?) AS locked', [
       LOCK_NAME,
       timeoutSeconds,
-    ]);
+    ])) as Array<{ locked: number | string | null }>;
     if (Number(rows[0]?.locked) !== 1) {
       throw new Error(`could not take the migration lock '${LOCK_NAME}' within ${timeoutSeconds}s`);
     }
