@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
-import { ErrorFilter, toErrorResponse } from './common/error.filter';
+import { ErrorFilter } from './common/error.filter';
 
 /**
  * Builds the Nest application on Fastify (not yet listening). Used by main.ts and by the tests,
@@ -19,14 +19,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     logger: loggerLevels(config.log.level),
     bufferLogs: false,
   });
+  // Also receives Fastify's own errors (bad JSON, content type, body size): Nest routes them here.
   app.useGlobalFilters(new ErrorFilter());
   app.enableShutdownHooks();
-  const fastify = app.getHttpAdapter().getInstance();
-  // Errors raised by Fastify itself (body parsing, content type, size) before Nest's pipeline.
-  fastify.setErrorHandler((error, _request, reply) => {
-    const { status, body } = toErrorResponse(error);
-    void reply.status(status).send(body);
-  });
   return app;
 }
 

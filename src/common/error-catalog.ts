@@ -22,6 +22,26 @@ export function errorSpec(kind: ErrorKind): ErrorSpec {
       return { code: -4, status: 503 };
     case ErrorKind.QueueExhausted:
       return { code: -5, status: 410 };
+    case ErrorKind.SegmentNotInitialised:
+      return { code: -1, status: 503 };
+    case ErrorKind.SegmentKeyNotFound:
+      return { code: -2, status: 404 };
+    case ErrorKind.SegmentBothNotReady:
+      return { code: -3, status: 503 };
+    case ErrorKind.SegmentDisabled:
+      return { code: -200, status: 503 };
+    case ErrorKind.SnowflakeClockBackwards:
+      return { code: -210, status: 503 };
+    case ErrorKind.SnowflakeTimeOverflow:
+      return { code: -211, status: 503 };
+    case ErrorKind.SnowflakeNotReady:
+      return { code: -212, status: 503 };
+    case ErrorKind.SnowflakeLeaseLost:
+      return { code: -213, status: 503 };
+    case ErrorKind.SnowflakeDisabled:
+      return { code: -214, status: 503 };
+    case ErrorKind.SnowflakeStartRefused:
+      return { code: -215, status: 503 };
     case ErrorKind.BadInput:
       return { code: -100, status: 400 };
     case ErrorKind.Unauthorized:

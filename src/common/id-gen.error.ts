@@ -10,6 +10,18 @@ export enum ErrorKind {
   QueueShardNotFound = 'QUEUE_SHARD_NOT_FOUND',
   QueueEmpty = 'QUEUE_EMPTY',
   QueueExhausted = 'QUEUE_EXHAUSTED',
+  // Leaf segment IDs (Leaf's codes -1..-3, plus "disabled")
+  SegmentNotInitialised = 'SEGMENT_NOT_INITIALISED',
+  SegmentKeyNotFound = 'SEGMENT_KEY_NOT_FOUND',
+  SegmentBothNotReady = 'SEGMENT_BOTH_NOT_READY',
+  SegmentDisabled = 'SEGMENT_DISABLED',
+  // Leaf snowflake IDs
+  SnowflakeClockBackwards = 'SNOWFLAKE_CLOCK_BACKWARDS',
+  SnowflakeTimeOverflow = 'SNOWFLAKE_TIME_OVERFLOW',
+  SnowflakeNotReady = 'SNOWFLAKE_NOT_READY',
+  SnowflakeLeaseLost = 'SNOWFLAKE_LEASE_LOST',
+  SnowflakeDisabled = 'SNOWFLAKE_DISABLED',
+  SnowflakeStartRefused = 'SNOWFLAKE_START_REFUSED',
   // Generic
   BadInput = 'BAD_INPUT',
   Unauthorized = 'UNAUTHORIZED',

@@ -1,3 +1,5 @@
+import { SnowflakeConfig } from './snowflake-config';
+
 /** The typed, validated configuration. Built once by `loadConfig` from the environment. */
 export interface AppConfig {
   http: {
@@ -47,4 +49,20 @@ export interface AppConfig {
     /** RPUSH chunk size of a refill. */
     pushChunk: number;
   };
+  segment: {
+    /** Leaf segment mode on; when off its routes answer SEGMENT_DISABLED. */
+    enabled: boolean;
+    /** Cron expression of the leaf_alloc tag sync (Leaf: every 60 s), or null when off. */
+    syncCron: string | null;
+    /** Largest step the dynamic step may grow to (Leaf's MAX_STEP). */
+    maxStep: number;
+    /** A segment load from the DB taking longer is abandoned (its range becomes a gap), ms. */
+    loadTimeoutMs: number;
+    /** Largest `count` of a batch request. */
+    maxBatch: number;
+    /** Longest biz_tag (Leaf's column is varchar(128)). */
+    keyMaxLength: number;
+  };
+  /** Leaf snowflake IDs and their worker-id registry (see snowflake-config.ts). */
+  snowflake: SnowflakeConfig;
 }

@@ -13,6 +13,7 @@ import {
   readOptionalString,
   readString,
 } from './env-readers';
+import { readSnowflakeConfig } from './snowflake-config';
 
 export const DEFAULT_DATABASE_URL = 'mysql://shardleaf:shardleaf@127.0.0.1:3306/shardleaf';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/0';
@@ -44,10 +45,11 @@ export function loadConfig(env: Env): AppConfig {
   if (adminToken !== undefined && adminToken.length < 8) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 8 characters (or unset to disable the admin API)');
   }
+  const port = readInt(env, 'PORT', 8080, 0, 65535);
   return {
     http: {
       host: readString(env, 'HOST', '0.0.0.0'),
-      port: readInt(env, 'PORT', 8080, 0, 65535),
+      port,
       bodyLimit: readInt(env, 'HTTP_BODY_LIMIT', 64 * 1024, 1024, 16 * 1024 * 1024),
     },
     log: {
@@ -73,6 +75,15 @@ export function loadConfig(env: Env): AppConfig {
       gatePassMaxLength: readInt(env, 'GATE_PASS_MAX_LENGTH', 256, 1, 4096),
       maxStep: 1_000_000,
       pushChunk: 10_000,
+    },
+    snowflake: readSnowflakeConfig(env, port),
+    segment: {
+      enabled: readBool(env, 'SEGMENT_ENABLED', true),
+      syncCron: readCron(env, 'SEGMENT_SYNC_CRON', '45 * * * * *', isCron),
+      maxStep: readInt(env, 'SEGMENT_MAX_STEP', 1_000_000, 1, 1_000_000_000),
+      loadTimeoutMs: readInt(env, 'SEGMENT_LOAD_TIMEOUT_MS', 10_000, 100, 600_000),
+      maxBatch: 1000,
+      keyMaxLength: 128,
     },
   };
 }

@@ -32,9 +32,12 @@ export class QueueIdScheduler implements OnApplicationBootstrap, OnApplicationSh
   }
 
   onApplicationShutdown(): void {
+    // ScheduleModule may already have stopped and deleted every cron job at shutdown.
     for (const name of this.jobNames) {
-      void this.schedulerRegistry.getCronJob(name).stop();
-      this.schedulerRegistry.deleteCronJob(name);
+      if (this.schedulerRegistry.doesExist('cron', name)) {
+        void this.schedulerRegistry.getCronJob(name).stop();
+        this.schedulerRegistry.deleteCronJob(name);
+      }
     }
     this.jobNames.length = 0;
   }

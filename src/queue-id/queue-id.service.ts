@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { REDIS } from '../infra/redis/redis.tokens';
 import { AppRegistry, ShardConfig } from './core/app-registry';
 import { QueueKeys } from './core/queue-keys';
 import { composeQueueId, shardOf } from './core/queue-id-layout';
@@ -13,12 +11,9 @@ import { QueueRefillService } from './queue-refill.service';
 
 const DIGITS = /^[0-9]{1,16}$/;
 
-/** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
-const LOCK_WAIT_RETRIES = 40;
-
 /**
- * The request path of seed 001: gatePass → shard, LPOP (with a count for batches), on an empty
- * list refill that shard now and retry at most RETRY_TIME times.
+ * The request path of seed 001: gatePass → shard, one LPOP (with a count for batches); a short
+ * list is refilled now, under the shard's lock, at most RETRY_TIME times.
  */
 @Injectable()
 export class QueueIdService {
@@ -27,7 +22,6 @@ export class QueueIdService {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis,
     private readonly registry: AppRegistry,
     private readonly configService: QueueConfigService,
     private readonly refill: QueueRefillService,
@@ -39,7 +33,7 @@ export class QueueIdService {
   async get(appId: number, gatePass: string, count: number): Promise<bigint[]> {
     const shardId = shardOf(gatePass);
     const shard = await this.resolveShard(appId, shardId);
-    const indexes = await this.popIndexes(appId, shardId, shard, count);
+    const indexes = await this.takeIndexes(appId, shardId, shard, count);
     return indexes.map((index) => composeQueueId(index, shardId, appId));
   }
 
@@ -62,48 +56,21 @@ export class QueueIdService {
     return shard;
   }
 
-  private async popIndexes(appId: number, shardId: number, shard: ShardConfig, count: number): Promise<bigint[]> {
+  private async takeIndexes(appId: number, shardId: number, shard: ShardConfig, count: number): Promise<bigint[]> {
     const key = this.keys.list(appId, shardId);
     const out: bigint[] = [];
-    let exhausted = false;
-    let refillsLeft = RETRY_TIME;
-    for (;;) {
-      const popped = await this.guardBackend(() => this.pop(key, count - out.length));
-      for (const raw of popped) {
-        if (!DIGITS.test(raw)) {
-          this.logger.warn(`dropped a malformed entry from ${key}`);
-          continue;
-        }
-        const index = BigInt(raw);
-        // Entries queued before max_limit_id was lowered are dropped, never returned.
-        if (index > shard.maxIndex) {
-          exhausted = true;
-          continue;
-        }
-        out.push(index);
-      }
-      if (out.length === count) {
-        return out;
-      }
-      if (refillsLeft === 0 || exhausted) {
-        break;
-      }
-      refillsLeft--;
-      const missing = count - out.length;
-      const result = await this.guardBackend(() =>
-        this.refill.refillShard(appId, shardId, {
-          skipIfAtLeast: missing,
-          minWanted: missing,
-          lockRetries: LOCK_WAIT_RETRIES,
-        }),
-      );
+    let exhausted = this.accept(await this.guardBackend(() => this.refill.pop(key, count)), shard, out, key);
+    for (let attempt = 0; out.length < count && !exhausted && attempt < RETRY_TIME; attempt++) {
+      const result = await this.guardBackend(() => this.refill.takeOnDemand(appId, shardId, count - out.length));
       if (result.status === 'missing') {
         throw new IdGenError(ErrorKind.QueueShardNotFound, `appId ${appId} has no shard ${shardId} any more`);
       }
-      // Exhausted: another instance may still have pushed the last indexes, so pop once more.
-      exhausted = result.status === 'exhausted';
+      exhausted = this.accept(result.indexes, shard, out, key) || result.status === 'exhausted';
     }
-    // Popped entries not returned are gaps, never handed out again.
+    if (out.length === count) {
+      return out;
+    }
+    // Indexes taken but not returned are gaps: never handed out again.
     if (exhausted) {
       throw new IdGenError(
         ErrorKind.QueueExhausted,
@@ -113,12 +80,23 @@ export class QueueIdService {
     throw new IdGenError(ErrorKind.QueueEmpty, `the queue of appId ${appId} shard ${shardId} is empty; retry later`);
   }
 
-  private async pop(key: string, n: number): Promise<string[]> {
-    if (n === 1) {
-      const v = await this.redis.lpop(key);
-      return v === null ? [] : [v];
+  /** Appends valid indexes to `out`; true when one was above the shard's limit (now exhausted). */
+  private accept(raw: string[], shard: ShardConfig, out: bigint[], key: string): boolean {
+    let overLimit = false;
+    for (const entry of raw) {
+      if (!DIGITS.test(entry)) {
+        this.logger.warn(`dropped a malformed entry from ${key}`);
+        continue;
+      }
+      const index = BigInt(entry);
+      // Entries queued before max_limit_id was lowered are dropped, never returned.
+      if (index > shard.maxIndex) {
+        overLimit = true;
+        continue;
+      }
+      out.push(index);
     }
-    return (await this.redis.lpop(key, n)) ?? [];
+    return overLimit;
   }
 
   /** Redis or MySQL failing under a request is a 503, not a 500. */

@@ -9,6 +9,9 @@ import { QueueKeys } from './core/queue-keys';
 import { indexChunks, needsRefill } from './core/refill-policy';
 import { IdAllocRepository } from './id-alloc.repository';
 
+/** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
+const LOCK_WAIT_RETRIES = 40;
+
 export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing';
 
 export interface RefillResult {
@@ -24,6 +27,12 @@ export interface RefillRequest {
   minWanted: number;
   /** Attempts to wait for the lock when another instance holds it. */
   lockRetries: number;
+}
+
+export interface TakeResult {
+  status: 'taken' | 'exhausted' | 'missing';
+  /** Indexes (decimal strings) now owned by the caller: popped from the list or freshly allocated. */
+  indexes: string[];
 }
 
 export interface RefillSweep {
@@ -82,6 +91,57 @@ export class QueueRefillService {
       },
     );
     return outcome.acquired ? outcome.value : { status: 'busy', pushed: 0 };
+  }
+
+  /**
+   * The on-demand refill of a request that found the list short: under the shard's lock, pop what
+   * another instance may have pushed meanwhile, then allocate a segment, keep the `wanted` indexes
+   * still missing for this request and push the rest. Taking directly from the new segment means a
+   * request that refilled is always served, however many others drain the list concurrently.
+   * If the lock stays busy the work is done without it: uniqueness rests on the row update.
+   */
+  async takeOnDemand(appId: number, shardId: number, wanted: number): Promise<TakeResult> {
+    const listKey = this.keys.list(appId, shardId);
+    const take = async (): Promise<TakeResult> => {
+      const indexes = await this.pop(listKey, wanted);
+      if (indexes.length >= wanted) {
+        return { status: 'taken', indexes };
+      }
+      const short = wanted - indexes.length;
+      const allocation = await this.repo.allocate(appId, shardId, short);
+      if (!allocation) {
+        return { status: 'missing', indexes };
+      }
+      if (!allocation.segment) {
+        return { status: 'exhausted', indexes };
+      }
+      const { from, to } = allocation.segment;
+      const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
+      for (let i = from; i <= lastTaken; i++) {
+        indexes.push(i.toString());
+      }
+      if (lastTaken < to) {
+        for (const chunk of indexChunks(lastTaken + 1n, to, this.config.queue.pushChunk)) {
+          await this.redis.rpush(listKey, ...chunk);
+        }
+      }
+      return { status: indexes.length >= wanted ? 'taken' : 'exhausted', indexes };
+    };
+    const outcome = await this.locks.withLock(
+      this.keys.lock(appId, shardId),
+      { ttlMs: this.config.queue.lockTtlMs, retryCount: LOCK_WAIT_RETRIES, retryDelayMs: 50 },
+      take,
+    );
+    return outcome.acquired ? outcome.value : take();
+  }
+
+  /** LPOP of up to n entries: one round trip, with a count for n > 1. */
+  async pop(listKey: string, n: number): Promise<string[]> {
+    if (n === 1) {
+      const v = await this.redis.lpop(listKey);
+      return v === null ? [] : [v];
+    }
+    return (await this.redis.lpop(listKey, n)) ?? [];
   }
 
   /**

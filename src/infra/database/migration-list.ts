@@ -1,4 +1,6 @@
 import { CreateIdAlloc1763769600000 } from '../../../migrations/1763769600000-create-id-alloc';
+import { CreateLeafAlloc1763769700000 } from '../../../migrations/1763769700000-create-leaf-alloc';
+import { CreateLeafWorkeridAlloc1763769800000 } from '../../../migrations/1763769800000-create-leaf-workerid-alloc';
 
 /** Every migration, in order. Listed explicitly (no glob) so ts-node, Jest and dist load the same classes. */
-export const MIGRATIONS = [CreateIdAlloc1763769600000];
+export const MIGRATIONS = [CreateIdAlloc1763769600000, CreateLeafAlloc1763769700000, CreateLeafWorkeridAlloc1763769800000];
