@@ -1,0 +1,140 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
+import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
+import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
+
+/** A gatePass for each shard 0..63, found by search (the hash is tested elsewhere). */
+function gatePassForShard(shard: number): string {
+  for (let i = 0; ; i++) {
+    if (shardOf(`u${i}`) === shard) {
+      return `u${i}`;
+    }
+  }
+}
+
+describe('queue refill, cleanup and max_limit_id', () => {
+  let env: TestEnv;
+  let app: NestFastifyApplication;
+  let refill: QueueRefillService;
+  let listKey: (appId: number, shard: number) => string;
+
+  beforeAll(async () => {
+    env = await createTestEnv('qrefill');
+    app = await startApp(env.config());
+    refill = app.get(QueueRefillService);
+    listKey = (appId, shard) => `${env.keyPrefix}idList_${appId}_${shard}`;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await env?.cleanup();
+  });
+
+  it('the cron sweep refills a list at 0.2·step and leaves one above it alone', async () => {
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 10, appName: 'r', step: 100 } })).status).toBe(201);
+    await refill.refillLowShards();
+    expect(await env.redis.llen(listKey(10, 0))).toBe(100);
+    const gp = gatePassForShard(0);
+    // 100 → 21 queued: above 0.2 * 100, no refill.
+    await request(app, 'GET', `/api/id/10?gatePass=${gp}&count=79`, { token: null });
+    expect(await env.redis.llen(listKey(10, 0))).toBe(21);
+    await refill.refillLowShards();
+    expect(await env.redis.llen(listKey(10, 0))).toBe(21);
+    // 21 → 20 queued: exactly 0.2 * step, refilled by one step.
+    await request(app, 'GET', `/api/id/10?gatePass=${gp}`, { token: null });
+    expect(await env.redis.llen(listKey(10, 0))).toBe(20);
+    const sweep = await refill.refillLowShards();
+    expect(sweep.refilled).toBe(1);
+    expect(await env.redis.llen(listKey(10, 0))).toBe(120);
+    const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 10 AND shard_id = 0')) as Array<{ max_id: string }>;
+    expect(rows[0].max_id).toBe('200');
+  });
+
+  it('an empty list is refilled on demand: the request is served and the rest is queued', async () => {
+    const gp = gatePassForShard(7);
+    await env.redis.del(listKey(10, 7));
+    const res = await request(app, 'GET', `/api/id/10?gatePass=${gp}`, { token: null });
+    expect(res.status).toBe(200);
+    // The 100 queued by the sweep were deleted (a gap); the next segment is 101..200.
+    expect(res.body).toBe(composeQueueId(101n, 7, 10).toString());
+    expect(await env.redis.llen(listKey(10, 7))).toBe(99);
+  });
+
+  it('a reload deletes the lists of an app removed from the DB, and only those', async () => {
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 11, appName: 'gone', step: 10 } })).status).toBe(201);
+    await refill.refillLowShards();
+    expect(await env.redis.llen(listKey(11, 3))).toBe(10);
+    // Removed behind the service's back, as an operator deleting rows would.
+    await env.sql('DELETE FROM id_alloc WHERE app_id = 11');
+    const { deletedLists } = await app.get(QueueConfigService).reloadAndCleanUp();
+    expect(deletedLists).toBe(64);
+    expect(await env.redis.keys(`${env.keyPrefix}idList_11_*`)).toEqual([]);
+    expect(await env.redis.llen(listKey(10, 0))).toBeGreaterThan(0);
+    expectError(await request(app, 'GET', '/api/id/11?gatePass=a', { token: null }), 404, -2);
+  });
+
+  it('never returns an ID above max_limit_id and answers exhaustion with 410 / -5', async () => {
+    // Shard 0 of app 12: indexes up to 5 fit, (5 << 14 | 12) = 81932 <= 82000 < (6 << 14 | 12).
+    const limit = 82_000n;
+    expect(
+      (await request(app, 'POST', '/admin/apps', { body: { appId: 12, appName: 'lim', step: 2, maxLimitId: limit.toString() } }))
+        .status,
+    ).toBe(201);
+    const gp = gatePassForShard(0);
+    const ids: bigint[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await request(app, 'GET', `/api/id/12?gatePass=${gp}`, { token: null });
+      expect(res.status).toBe(200);
+      ids.push(BigInt(res.body));
+    }
+    expect(ids).toEqual([1n, 2n, 3n, 4n, 5n].map((i) => composeQueueId(i, 0, 12)));
+    expect(ids.every((id) => id <= limit)).toBe(true);
+    const body = expectError(await request(app, 'GET', `/api/id/12?gatePass=${gp}`, { token: null }), 410, -5);
+    expect(body.message).toContain('max_limit_id');
+    // Refills never allocate past the limit: max_id stopped at 5.
+    const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 12 AND shard_id = 0')) as Array<{ max_id: string }>;
+    expect(rows[0].max_id).toBe('5');
+    const detail = (await request(app, 'GET', '/admin/apps/12')).json<{
+      exhaustedShards: number;
+      shards: Array<{ remainingCapacity: string }>;
+    }>();
+    expect(detail.shards[0].remainingCapacity).toBe('0');
+    expect(detail.exhaustedShards).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a batch near the limit gets the exhaustion error, and no ID above the limit ever leaks', async () => {
+    const gp = gatePassForShard(1);
+    const res = await request(app, 'GET', `/api/id/12?gatePass=${gp}&count=10`, { token: null });
+    expectError(res, 410, -5);
+    const single = await request(app, 'GET', `/api/id/12?gatePass=${gatePassForShard(2)}&count=2`, { token: null });
+    expect(single.status).toBe(200);
+    for (const id of single.json<{ ids: string[] }>().ids) {
+      expect(BigInt(id)).toBeLessThanOrEqual(82_000n);
+    }
+  });
+
+  it('lowering max_limit_id drops queued indexes above it', async () => {
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 13, appName: 'low', step: 1000 } })).status).toBe(201);
+    const gp = gatePassForShard(0);
+    expect((await request(app, 'GET', `/api/id/13?gatePass=${gp}`, { token: null })).status).toBe(200);
+    expect(await env.redis.llen(listKey(13, 0))).toBe(999);
+    // Only indexes <= 3 fit now. max_id is already 1000, so no refill may happen, and the 999
+    // queued indexes (all above 3 but for 2 and 3) are dropped: the shard is exhausted at once.
+    const limit = composeQueueId(3n, 63, 13);
+    const patched = await request(app, 'PATCH', '/admin/apps/13', { body: { maxLimitId: limit.toString() } });
+    expect(patched.status).toBe(200);
+    const got: bigint[] = [];
+    for (;;) {
+      const res = await request(app, 'GET', `/api/id/13?gatePass=${gp}`, { token: null });
+      if (res.status !== 200) {
+        expectError(res, 410, -5);
+        break;
+      }
+      got.push(BigInt(res.body));
+    }
+    expect(got).toEqual([]);
+    const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 13 AND shard_id = 0')) as Array<{ max_id: string }>;
+    expect(rows[0].max_id).toBe('1000');
+  });
+});
