@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Sets up and runs shardleaf on a fresh Debian machine with Node 20 + npm:
+# npm ci, Redis and MariaDB on loopback (reused if running, else installed and started), the
+# database and its user, build, migrations, a demo app (appId 1, 64 shards), then the service.
+# Every setting can be overridden by the environment (see README.md, "Configuration").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/services.sh
+
+export PORT=${PORT:-8080}
+export DATABASE_URL=${DATABASE_URL:-mysql://shardleaf:shardleaf@127.0.0.1:3306/shardleaf}
+export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
+export ADMIN_TOKEN=${ADMIN_TOKEN:-dev-admin-token}
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm packages"; npm ci --no-audit --no-fund
+fi
+ensure_redis
+ensure_mariadb
+db_name=$(node -e 'console.log(new URL(process.env.DATABASE_URL).pathname.slice(1))')
+db_user=$(node -e 'console.log(decodeURIComponent(new URL(process.env.DATABASE_URL).username))')
+db_pass=$(node -e 'console.log(decodeURIComponent(new URL(process.env.DATABASE_URL).password))')
+log "database ${db_name}, user ${db_user}"
+mysql_root -e "CREATE DATABASE IF NOT EXISTS \`${db_name}\` CHARACTER SET utf8mb4"
+ensure_db_user "$db_name" "$db_user" "$db_pass"
+
+log "building"; npm run --silent build
+log "applying migrations"; npm run --silent migration:run
+log "seeding the demo app (appId 1, 64 shards) if missing"
+mysql_root "$db_name" -e "INSERT IGNORE INTO id_alloc (app_id, app_name, max_id, shard_id, step, description)
+  SELECT 1, 'demo', 0, seq, 1000, 'demo app' FROM seq_0_to_63"
+
+node dist/src/main.js &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null' INT TERM
+wait_for 60 "shardleaf on port ${PORT}" curl -sf "http://127.0.0.1:${PORT}/api/id/1?gatePass=alice" || { kill $pid; exit 1; }
+cat >&2 <<MSG
+
+  shardleaf is running on http://127.0.0.1:${PORT}  (Ctrl-C stops it)
+
+  curl 'localhost:${PORT}/api/id/1?gatePass=alice'
+  curl 'localhost:${PORT}/api/id/1?gatePass=alice&count=5'
+  curl -H 'Authorization: Bearer ${ADMIN_TOKEN}' localhost:${PORT}/admin/apps/1
+
+MSG
+wait $pid
