@@ -1,0 +1,153 @@
+import { ErrorKind, IdGenError } from '../../common/id-gen.error';
+import { Clock } from './clock';
+import { MAX_SEQUENCE, MAX_TIME_DELTA, MAX_WORKER_ID, isValidWorkerId, timeBits, workerBits } from './snowflake-layout';
+
+export interface GeneratorOptions {
+  twepoch: number;
+  workerId: number;
+  /** Largest rollback (ms) waited out: wait 2× the offset, then retry once. */
+  clockToleranceMs: number;
+  /** A new millisecond starts its sequence at random(randomStartBound). */
+  randomStartBound: number;
+}
+
+/** `random(bound)` → an integer in [0, bound). */
+export type RandomInt = (bound: number) => number;
+
+export const mathRandomInt: RandomInt = (bound) => Math.floor(Math.random() * bound);
+
+/**
+ * Leaf's SnowflakeIDGenImpl.get without the framework: same millisecond → sequence + 1, a wrapped
+ * sequence waits for the next millisecond, a new millisecond starts at a random value; a clock
+ * moved back by ≤ tolerance is waited out (2× the offset), more is refused; a time outside the
+ * 41-bit range is refused (Leaf issue #106), so an ID is never negative or wrapped.
+ *
+ * JS is single-threaded: the synchronous part of `next` is the critical section; the only await
+ * (the rollback wait) happens before any state changes.
+ */
+export class SnowflakeGenerator {
+  private lastTimestamp = -1;
+  private sequence = 0;
+  /** The last ID issued: within a millisecond the next one is this + 1. */
+  private lastId = 0n;
+  private workerPart: bigint;
+  private currentWorkerId: number;
+
+  constructor(
+    private readonly options: GeneratorOptions,
+    private readonly clock: Clock,
+    private readonly random: RandomInt = mathRandomInt,
+  ) {
+    this.currentWorkerId = checkWorkerId(options.workerId);
+    this.workerPart = workerBits(options.workerId);
+  }
+
+  get workerId(): number {
+    return this.currentWorkerId;
+  }
+
+  /** The timestamp (ms) of the last ID issued, or -1. */
+  get lastIssuedTimestamp(): number {
+    return this.lastTimestamp;
+  }
+
+  /** Used by zk_recycle when the instance moves to a fresh worker id. */
+  switchWorker(workerId: number): void {
+    this.currentWorkerId = checkWorkerId(workerId);
+    // Within the same millisecond the next ID is lastId + 1: give lastId the new worker bits.
+    this.lastId = (this.lastId & ~workerBits(MAX_WORKER_ID)) | workerBits(workerId);
+    this.workerPart = workerBits(workerId);
+  }
+
+  async next(): Promise<bigint> {
+    const ids = await this.nextBatch(1);
+    return ids[0];
+  }
+
+  /** `count` strictly increasing IDs. */
+  async nextBatch(count: number): Promise<bigint[]> {
+    const ids: bigint[] = [];
+    while (ids.length < count) {
+      const behindBy = this.fill(ids, count);
+      if (behindBy > 0) {
+        await this.clock.sleep(behindBy * 2);
+        const stillBehind = this.lastTimestamp - this.clock.now();
+        if (stillBehind > 0) {
+          throw clockBackwards(stillBehind, 'after waiting');
+        }
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * Appends IDs until `count` or until the clock is found behind the last ID's time. Returns 0
+   * when done, or the rollback offset (within tolerance) to wait out. Throws beyond tolerance.
+   */
+  private fill(ids: bigint[], count: number): number {
+    while (ids.length < count) {
+      let timestamp = this.clock.now();
+      if (timestamp < this.lastTimestamp) {
+        const offset = this.lastTimestamp - timestamp;
+        if (offset > this.options.clockToleranceMs) {
+          throw clockBackwards(offset, `beyond the tolerance of ${this.options.clockToleranceMs} ms`);
+        }
+        return offset;
+      }
+      let sequence: number;
+      if (timestamp === this.lastTimestamp) {
+        sequence = (this.sequence + 1) & MAX_SEQUENCE;
+        if (sequence === 0) {
+          timestamp = this.tillNextMillis();
+          if (timestamp < this.lastTimestamp) {
+            continue;
+          }
+          sequence = this.random(this.options.randomStartBound);
+        }
+      } else {
+        sequence = this.random(this.options.randomStartBound);
+      }
+      if (timestamp === this.lastTimestamp) {
+        this.sequence = sequence;
+        this.lastId += 1n;
+        ids.push(this.lastId);
+        continue;
+      }
+      const delta = timestamp - this.options.twepoch;
+      if (delta < 0 || delta > MAX_TIME_DELTA) {
+        throw new IdGenError(
+          ErrorKind.SnowflakeTimeOverflow,
+          `time ${timestamp} is outside the 41-bit range of twepoch ${this.options.twepoch} (0..${MAX_TIME_DELTA} ms after it); refusing to issue a wrapped or negative ID`,
+        );
+      }
+      this.lastTimestamp = timestamp;
+      this.sequence = sequence;
+      this.lastId = timeBits(delta) | this.workerPart | BigInt(sequence);
+      ids.push(this.lastId);
+    }
+    return 0;
+  }
+
+  /** Spins until the clock leaves the last ID's millisecond (or moves back, handled by the caller). */
+  private tillNextMillis(): number {
+    let timestamp = this.clock.now();
+    while (timestamp === this.lastTimestamp) {
+      timestamp = this.clock.now();
+    }
+    return timestamp;
+  }
+}
+
+function checkWorkerId(workerId: number): number {
+  if (!isValidWorkerId(workerId)) {
+    throw new IdGenError(ErrorKind.SnowflakeStartRefused, `worker id must be 0..1023, got ${workerId}`);
+  }
+  return workerId;
+}
+
+function clockBackwards(offset: number, detail: string): IdGenError {
+  return new IdGenError(
+    ErrorKind.SnowflakeClockBackwards,
+    `clock moved backwards by ${offset} ms (${detail}); refusing to issue IDs until it catches up`,
+  );
+}

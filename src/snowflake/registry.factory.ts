@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { assertUnreachable } from '../common/error-catalog';
+import { SnowflakeConfig } from '../config/snowflake-config';
+import { ZookeeperClient } from '../infra/zookeeper/zookeeper-client';
+import { WorkerIdRegistry } from './core/worker-id-registry';
+import { LocalRegistry } from './registries/local.registry';
+import { MysqlRegistry } from './registries/mysql.registry';
+import { WorkerIdAllocRepository } from './registries/worker-id-alloc.repository';
+import { WorkerIdCacheFile } from './registries/worker-id-cache-file';
+import { ZkNormalRegistry } from './registries/zk-normal.registry';
+import { ZkRecycleRegistry } from './registries/zk-recycle.registry';
+
+/** The registry of SNOWFLAKE_MODE (null for `off`). Nothing connects until `register`. */
+export function createRegistry(config: SnowflakeConfig, dataSource: DataSource): WorkerIdRegistry | null {
+  const { ip, port, name } = config;
+  const cacheFile = (mode: string) => new WorkerIdCacheFile(join(config.cacheDir, `workId-${mode}-${name}-${port}.json`));
+  switch (config.mode) {
+    case 'off':
+      return null;
+    case 'local':
+      return new LocalRegistry({ ip, port, workerIdMap: config.workerIdMap, cacheFile: cacheFile('local') });
+    case 'mysql':
+      return new MysqlRegistry({ ip, port, repository: new WorkerIdAllocRepository(dataSource) });
+    case 'zk_normal':
+      return new ZkNormalRegistry({ zk: new ZookeeperClient(config.zk), name, ip, port, cacheFile: cacheFile('zk_normal') });
+    case 'zk_recycle':
+      return new ZkRecycleRegistry({
+        zk: new ZookeeperClient(config.zk),
+        name,
+        ip,
+        port,
+        leaseMs: config.leaseMs,
+        leaseMarginMs: config.leaseMarginMs,
+      });
+    default:
+      return assertUnreachable(config.mode);
+  }
+}

@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { Clock } from './core/clock';
+import { SnowflakeGenerator } from './core/snowflake-generator';
+import { DecodedId, decodeId } from './core/snowflake-layout';
+import { WorkerIdRegistry } from './core/worker-id-registry';
+import { Heartbeat } from './heartbeat';
+import { PeerClockService } from './peer-clock.service';
+import { SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
+
+/**
+ * Wires the worker-id registry of SNOWFLAKE_MODE to the pure generator: registers at module init
+ * (a refusal fails the start), checks the peers' clocks, reports every interval, and on shutdown
+ * records the last time and returns the worker id (zk_recycle) before closing connections.
+ */
+@Injectable()
+export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(SnowflakeService.name);
+  private generator: SnowflakeGenerator | null = null;
+  private heartbeat: Heartbeat | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKER_ID_REGISTRY) private readonly registry: WorkerIdRegistry | null,
+    @Inject(SNOWFLAKE_CLOCK) private readonly clock: Clock,
+    private readonly peerClock: PeerClockService,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const registry = this.registry;
+    if (registry === null) {
+      this.logger.log('snowflake mode is off');
+      return;
+    }
+    const cfg = this.config.snowflake;
+    if (cfg.port === 0 && cfg.mode !== 'zk_recycle') {
+      this.logger.warn(
+        `the identity port is 0 (PORT=0): instances on ${cfg.ip} share one ip:port and so one worker id; set SNOWFLAKE_PORT`,
+      );
+    }
+    let workerId: number;
+    try {
+      workerId = await registry.register(this.clock.now());
+      await this.peerClock.check(registry);
+    } catch (err) {
+      await this.closeQuietly(registry, this.clock.now());
+      throw err;
+    }
+    this.generator = new SnowflakeGenerator(
+      {
+        twepoch: cfg.twepoch,
+        workerId,
+        clockToleranceMs: cfg.clockToleranceMs,
+        randomStartBound: cfg.randomStartBound,
+      },
+      this.clock,
+    );
+    this.heartbeat = new Heartbeat(cfg.reportIntervalMs, () => this.beat());
+    this.heartbeat.start();
+    this.logger.log(`snowflake ready: ${registry.description}, ${cfg.ip}:${cfg.port}, worker id ${workerId}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.heartbeat?.stop();
+    this.heartbeat = null;
+    const generator = this.generator;
+    this.generator = null;
+    if (this.registry !== null && generator !== null) {
+      await this.closeQuietly(this.registry, Math.max(this.clock.now(), generator.lastIssuedTimestamp));
+    }
+  }
+
+  /** `count` strictly increasing IDs. */
+  async nextIds(count: number): Promise<bigint[]> {
+    if (this.registry === null) {
+      throw new IdGenError(ErrorKind.SnowflakeDisabled, 'snowflake IDs are disabled on this instance (SNOWFLAKE_MODE=off)');
+    }
+    const generator = this.generator;
+    if (generator === null) {
+      throw new IdGenError(ErrorKind.SnowflakeNotReady, 'snowflake generator is not initialised');
+    }
+    this.registry.assertServing(this.clock.now());
+    return generator.nextBatch(count);
+  }
+
+  decode(id: bigint): DecodedId {
+    return decodeId(id, this.config.snowflake.twepoch);
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** The worker id in use, or null when not serving (tests and logs). */
+  get workerId(): number | null {
+    return this.generator?.workerId ?? null;
+  }
+
+  private async beat(): Promise<void> {
+    const registry = this.registry;
+    const generator = this.generator;
+    if (registry === null || generator === null) {
+      return;
+    }
+    try {
+      const workerId = await registry.heartbeat(this.clock.now());
+      if (workerId !== generator.workerId) {
+        generator.switchWorker(workerId);
+      }
+    } catch (err) {
+      this.logger.warn(`report to ${registry.description} failed: ${(err as Error).message}`);
+    }
+  }
+
+  private async closeQuietly(registry: WorkerIdRegistry, maxTimestamp: number): Promise<void> {
+    try {
+      await registry.release(maxTimestamp);
+    } catch (err) {
+      this.logger.warn(`releasing the worker id failed: ${(err as Error).message}`);
+    }
+    try {
+      await registry.close();
+    } catch (err) {
+      this.logger.warn(`closing ${registry.description} failed: ${(err as Error).message}`);
+    }
+  }
+}

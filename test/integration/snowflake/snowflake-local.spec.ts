@@ -1,0 +1,82 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
+import { ConfigError } from '../../../src/config/config.error';
+import { TestEnv, createTestEnv } from '../../support/test-env';
+import { QUIET_ENV, startRefusal, startSnowflakeApp, workerIdOf } from './snowflake-harness';
+
+describe('snowflake local mode (configured worker ids, cache file)', () => {
+  let env: TestEnv;
+  let dir: string;
+  const config = (extra: Record<string, string> = {}) =>
+    env.config({
+      ...QUIET_ENV,
+      SNOWFLAKE_MODE: 'local',
+      SNOWFLAKE_IP: '10.9.8.7',
+      SNOWFLAKE_PORT: '8080',
+      SNOWFLAKE_CACHE_DIR: dir,
+      SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
+      SNOWFLAKE_WORKER_ID_MAP: '{"10.9.8.7:8080": 42, "10.9.8.8:8080": 43}',
+      ...extra,
+    });
+  const cacheFile = () => join(dir, readdirSync(dir).find((f) => f.endsWith('.json')) as string);
+  const readCache = () => JSON.parse(readFileSync(cacheFile(), 'utf8')) as { workerId: number; maxTimestamp: number };
+
+  beforeAll(async () => {
+    env = await createTestEnv('sf_local');
+  });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'shardleaf-local-'));
+  });
+
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  it('uses the worker id mapped to this ip:port and caches it with the max timestamp', async () => {
+    const app = await startSnowflakeApp(config());
+    expect(await workerIdOf(app, DEFAULT_TWEPOCH)).toBe(42);
+    const cached = readCache();
+    expect(cached.workerId).toBe(42);
+    expect(Math.abs(cached.maxTimestamp - Date.now())).toBeLessThan(60_000);
+    await app.close();
+  });
+
+  it('accepts a single SNOWFLAKE_WORKER_ID', async () => {
+    const app = await startSnowflakeApp(config({ SNOWFLAKE_WORKER_ID_MAP: '', SNOWFLAKE_WORKER_ID: '5' }));
+    expect(await workerIdOf(app, DEFAULT_TWEPOCH)).toBe(5);
+    await app.close();
+  });
+
+  it('rewrites the cache file every interval', async () => {
+    const app = await startSnowflakeApp(config({ SNOWFLAKE_REPORT_INTERVAL_MS: '100' }));
+    writeFileSync(cacheFile(), JSON.stringify({ workerId: 42, maxTimestamp: 1 }));
+    const deadline = Date.now() + 10_000;
+    while (readCache().maxTimestamp === 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await app.close();
+    expect(readCache().maxTimestamp).toBeGreaterThan(1);
+  });
+
+  it('refuses a start whose clock is behind the cached timestamp, and starts once it is not', async () => {
+    const app = await startSnowflakeApp(config());
+    await app.close();
+    const file = cacheFile();
+    writeFileSync(file, JSON.stringify({ workerId: 42, maxTimestamp: Date.now() + 3_600_000 }));
+    expect(await startRefusal(config())).toMatch(/behind the time recorded in the cache file/);
+    writeFileSync(file, JSON.stringify({ workerId: 42, maxTimestamp: Date.now() - 1000 }));
+    const again = await startSnowflakeApp(config());
+    await again.close();
+  });
+
+  it('refuses a configuration without a worker id for this instance', () => {
+    expect(() => config({ SNOWFLAKE_WORKER_ID_MAP: '{"10.9.8.8:8080": 43}' })).toThrow(ConfigError);
+  });
+});

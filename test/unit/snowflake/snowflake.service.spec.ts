@@ -1,0 +1,137 @@
+import { Logger } from '@nestjs/common';
+import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
+import { loadConfig } from '../../../src/config/load-config';
+import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
+import { PeerEndpoint, WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry';
+import { PeerClockService } from '../../../src/snowflake/peer-clock.service';
+import { SnowflakeService } from '../../../src/snowflake/snowflake.service';
+import { FakeClock } from './fake-clock';
+
+const T = 1_763_769_600_000;
+
+/** An in-memory registry that records what the service asked of it. */
+class FakeRegistry implements WorkerIdRegistry {
+  readonly description = 'fake';
+  workerId = 7;
+  refuse: IdGenError | null = null;
+  serving: IdGenError | null = null;
+  released: number[] = [];
+  closed = 0;
+  beats = 0;
+
+  async register(): Promise<number> {
+    if (this.refuse) {
+      throw this.refuse;
+    }
+    return this.workerId;
+  }
+  async heartbeat(): Promise<number> {
+    this.beats++;
+    return this.workerId;
+  }
+  assertServing(): void {
+    if (this.serving) {
+      throw this.serving;
+    }
+  }
+  async peers(): Promise<PeerEndpoint[]> {
+    return [];
+  }
+  async release(maxTimestamp: number): Promise<void> {
+    this.released.push(maxTimestamp);
+  }
+  async close(): Promise<void> {
+    this.closed++;
+  }
+}
+
+function service(registry: FakeRegistry | null, clock: FakeClock, env: Record<string, string> = {}): SnowflakeService {
+  const config = loadConfig({ SNOWFLAKE_IP: '127.0.0.1', SNOWFLAKE_REPORT_INTERVAL_MS: '100', ...env });
+  const peerClock = { check: async () => undefined } as unknown as PeerClockService;
+  return new SnowflakeService(config, registry, clock, peerClock);
+}
+
+async function kindOf(promise: Promise<unknown>): Promise<ErrorKind | undefined> {
+  return promise.then(
+    () => undefined,
+    (err: unknown) => (err as IdGenError).kind,
+  );
+}
+
+describe('SnowflakeService', () => {
+  beforeAll(() => {
+    Logger.overrideLogger(false);
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('issues IDs with the registered worker id', async () => {
+    const clock = new FakeClock(T);
+    const svc = service(new FakeRegistry(), clock);
+    await svc.onModuleInit();
+    const [id] = await svc.nextIds(1);
+    expect(decodeId(id, 1288834974657)).toMatchObject({ workerId: 7, timestamp: T });
+    await svc.onApplicationShutdown();
+  });
+
+  it('answers SNOWFLAKE_DISABLED when the mode is off', async () => {
+    const svc = service(null, new FakeClock(T));
+    await svc.onModuleInit();
+    expect(await kindOf(svc.nextIds(1))).toBe(ErrorKind.SnowflakeDisabled);
+  });
+
+  it('answers SNOWFLAKE_NOT_READY before the registry is registered', async () => {
+    const svc = service(new FakeRegistry(), new FakeClock(T));
+    expect(await kindOf(svc.nextIds(1))).toBe(ErrorKind.SnowflakeNotReady);
+  });
+
+  it('refuses to issue while the registry says the lease is lost', async () => {
+    const registry = new FakeRegistry();
+    const svc = service(registry, new FakeClock(T));
+    await svc.onModuleInit();
+    registry.serving = new IdGenError(ErrorKind.SnowflakeLeaseLost, 'lost');
+    expect(await kindOf(svc.nextIds(3))).toBe(ErrorKind.SnowflakeLeaseLost);
+    registry.serving = null;
+    expect(await svc.nextIds(3)).toHaveLength(3);
+    await svc.onApplicationShutdown();
+  });
+
+  it('fails the start on a refusal and closes the registry', async () => {
+    const registry = new FakeRegistry();
+    registry.refuse = new IdGenError(ErrorKind.SnowflakeStartRefused, 'clock behind');
+    const svc = service(registry, new FakeClock(T));
+    expect(await kindOf(svc.onModuleInit())).toBe(ErrorKind.SnowflakeStartRefused);
+    expect(registry.closed).toBe(1);
+  });
+
+  it('reports every interval and moves to the worker id a heartbeat returns', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+    const registry = new FakeRegistry();
+    const clock = new FakeClock(T);
+    const svc = service(registry, clock);
+    await svc.onModuleInit();
+    registry.workerId = 900;
+    await jest.advanceTimersByTimeAsync(250);
+    expect(registry.beats).toBe(2);
+    clock.time = T + 1;
+    const [id] = await svc.nextIds(1);
+    expect(decodeId(id, 1288834974657).workerId).toBe(900);
+    await svc.onApplicationShutdown();
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(registry.beats).toBe(2); // no report after shutdown
+  });
+
+  it('on shutdown records the last time and closes', async () => {
+    const registry = new FakeRegistry();
+    const clock = new FakeClock(T + 50);
+    const svc = service(registry, clock);
+    await svc.onModuleInit();
+    await svc.nextIds(1);
+    clock.time = T + 40; // the clock went back: the release still covers the last ID
+    await svc.onApplicationShutdown();
+    expect(registry.released).toEqual([T + 50]);
+    expect(registry.closed).toBe(1);
+  });
+});
