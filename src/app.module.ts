@@ -5,6 +5,8 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { RedisModule } from './infra/redis/redis.module';
+import { SegmentModule } from './segment/segment.module';
+import { SnowflakeModule } from './snowflake/snowflake.module';
 import { QueueIdModule } from './queue-id/queue-id.module';
 
 @Module({})
@@ -19,6 +21,8 @@ export class AppModule {
         RedisModule,
         QueueIdModule,
         AdminModule,
+        SegmentModule,
+        SnowflakeModule,
       ],
     };
   }

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 
-const LOCK_NAME = 'shardleaf_migrations';
+const LOCK_PREFIX = 'shardleaf_migrations:';
 
 /**
  * Applies pending migrations under MySQL's GET_LOCK so that instances starting together do not
@@ -10,18 +10,19 @@ export async function runMigrationsLocked(dataSource: DataSource, timeoutSeconds
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    const rows = (await runner.query('SELECT GET_LOCK(?, ?) AS locked', [
-      LOCK_NAME,
-      timeoutSeconds,
-    ])) as Array<{ locked: number | string | null }>;
+    // GET_LOCK names are server-wide: one lock per database, so databases migrate independently.
+    const lockName = `${LOCK_PREFIX}${dataSource.options.database as string}`.slice(0, 64);
+    const rows = (await runner.query('SELECT GET_LOCK(?, ?) AS locked', [lockName, timeoutSeconds])) as Array<{
+      locked: number | string | null;
+    }>;
     if (Number(rows[0]?.locked) !== 1) {
-      throw new Error(`could not take the migration lock '${LOCK_NAME}' within ${timeoutSeconds}s`);
+      throw new Error(`could not take the migration lock '${lockName}' within ${timeoutSeconds}s`);
     }
     try {
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       return applied.map((m) => m.name);
     } finally {
-      await runner.query('SELECT RELEASE_LOCK(?)', [LOCK_NAME]);
+      await runner.query('SELECT RELEASE_LOCK(?)', [lockName]);
     }
   } finally {
     await runner.release();

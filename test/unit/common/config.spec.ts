@@ -6,7 +6,7 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c.http.port).toBe(8080);
     expect(c.database).toMatchObject({ host: '127.0.0.1', port: 3306, database: 'shardleaf', migrationsRun: true });
-    expect(c.redis).toEqual({ url: 'redis://127.0.0.1:6379/0', keyPrefix: 'id.gen.' });
+    expect(c.redis).toMatchObject({ url: 'redis://127.0.0.1:6379/0', keyPrefix: 'id.gen.' });
     expect(c.admin.token).toBeUndefined();
     expect(c.queue.refillCron).toBe('0 */2 * * * *');
   });

@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, Get, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { AdminTokenGuard } from '../admin/admin-token.guard';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { SegmentBufferView } from './core/segment-buffer';
+import { MAX_STEP } from './core/step-policy';
+import { parseCreateTag, parsePatchTag, parseSegmentKey } from './segment.input';
+import { SegmentAdminService, TagRowView, TagView } from './segment-admin.service';
+
+/** Segment-mode tags (`leaf_alloc` rows) and Leaf's `/cache` and `/db` monitor views. */
+@Controller('admin/segment')
+@UseGuards(AdminTokenGuard)
+export class SegmentAdminController {
+  private readonly maxStep: number;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly service: SegmentAdminService,
+  ) {
+    this.maxStep = Math.max(MAX_STEP, config.segment.maxStep);
+  }
+
+  @Post('tags')
+  async create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<TagView> {
+    const { created, tag } = await this.service.create(
+      parseCreateTag(body, this.config.segment.keyMaxLength, this.maxStep),
+    );
+    reply.status(created ? 201 : 200);
+    return tag;
+  }
+
+  @Get('tags')
+  async list(): Promise<{ tags: TagView[] }> {
+    return { tags: await this.service.list() };
+  }
+
+  @Get('tags/:tag')
+  get(@Param('tag') tag: string): Promise<TagView> {
+    return this.service.get(this.parseTag(tag));
+  }
+
+  @Patch('tags/:tag')
+  update(@Param('tag') tag: string, @Body() body: unknown): Promise<TagView> {
+    const key = this.parseTag(tag);
+    return this.service.update(key, parsePatchTag(body, this.maxStep));
+  }
+
+  @Delete('tags/:tag')
+  remove(@Param('tag') tag: string): Promise<{ tag: string; deleted: true }> {
+    return this.service.remove(this.parseTag(tag));
+  }
+
+  @Get('cache')
+  cache(): { initialised: boolean; buffers: SegmentBufferView[] } {
+    return this.service.cache();
+  }
+
+  @Get('db')
+  async db(): Promise<{ rows: TagRowView[] }> {
+    return { rows: await this.service.db() };
+  }
+
+  private parseTag(raw: string): string {
+    return parseSegmentKey('tag', raw, this.config.segment.keyMaxLength);
+  }
+}

@@ -1,0 +1,27 @@
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { parseCount } from '../common/input';
+import { parseSegmentKey } from './segment.input';
+import { SegmentService } from './segment.service';
+
+/** Leaf's `GET /api/segment/get/{key}`: text/plain ID; `?count=N` gives JSON `{ids}`. */
+@Controller('api/segment')
+export class SegmentController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly service: SegmentService,
+  ) {}
+
+  @Get('get/:key')
+  async get(@Param('key') keyRaw: string, @Query() query: Record<string, unknown>): Promise<string | { ids: string[] }> {
+    this.service.assertEnabled();
+    const key = parseSegmentKey('key', keyRaw, this.config.segment.keyMaxLength);
+    const count = parseCount(query.count, this.config.segment.maxBatch);
+    const ids = await this.service.get(key, count ?? 1);
+    if (count === undefined) {
+      return ids[0].toString();
+    }
+    return { ids: ids.map((id) => id.toString()) };
+  }
+}

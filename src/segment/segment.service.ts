@@ -1,0 +1,36 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
+import { SegmentIdGenerator } from './core/segment-id-generator';
+import { TagDiff } from './core/tag-sync';
+
+/** Leaf's SegmentService: the generator behind the SEGMENT_ENABLED switch. */
+@Injectable()
+export class SegmentService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly generator: SegmentIdGenerator,
+  ) {}
+
+  get enabled(): boolean {
+    return this.config.segment.enabled;
+  }
+
+  /** Throws SEGMENT_DISABLED when segment mode is off (Leaf's ZeroIDGen answered a silent 0). */
+  assertEnabled(): void {
+    if (!this.enabled) {
+      throw new IdGenError(ErrorKind.SegmentDisabled, 'segment mode is disabled on this instance (SEGMENT_ENABLED=false)');
+    }
+  }
+
+  async get(key: string, count: number): Promise<bigint[]> {
+    this.assertEnabled();
+    return this.generator.get(key, count);
+  }
+
+  sync(): Promise<TagDiff> {
+    this.assertEnabled();
+    return this.generator.sync();
+  }
+}
