@@ -1,8 +1,9 @@
 import { NestFactory } from '@nestjs/core';
+import type { FastifyReply } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
-import { ErrorFilter } from './common/error.filter';
+import { ErrorFilter, toErrorResponse } from './common/error.filter';
 
 /**
  * Builds the Nest application on Fastify (not yet listening). Used by main.ts and by the tests,
@@ -12,6 +13,11 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimit,
     routerOptions: { maxParamLength: 512 },
+    // Router errors (a malformed %-escape, a path parameter over maxParamLength) in our shape too.
+    frameworkErrors: (error: Error, _request: unknown, reply: unknown) => {
+      const { status, body } = toErrorResponse(error);
+      void (reply as FastifyReply).status(status).send(body);
+    },
     // Behind a load balancer: keep-alive longer than typical LB idle timeouts.
     keepAliveTimeout: 65_000,
   });

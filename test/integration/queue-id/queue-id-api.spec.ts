@@ -158,6 +158,8 @@ describe('queue ID REST API and admin API', () => {
       ['/api/id/1.5?gatePass=a', 400],
       ['/api/id/99999999999999999999999?gatePass=a', 400],
       ['/api/id/%F0%9F%98%80?gatePass=a', 400],
+      ['/api/id/%ZZ?gatePass=a', 400],
+      [`/api/id/${'1'.repeat(600)}?gatePass=a`, 400],
       ['/api/id/1', 400],
       ['/api/id/1?gatePass=', 400],
       [`/api/id/1?gatePass=${long}`, 400],
