@@ -19,5 +19,15 @@ module.exports = {
       transform: { '^.+\\.ts$': tsJest },
       setupFiles: ['reflect-metadata'],
     },
+    {
+      // Fault suite: private Redis/MariaDB/ZooKeeper processes, 3 service processes (dist/), kills.
+      displayName: 'chaos',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/chaos'],
+      testMatch: ['**/*.spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      setupFiles: ['reflect-metadata'],
+      testTimeout: 300000,
+    },
   ],
 };

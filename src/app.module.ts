@@ -3,7 +3,11 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AdminModule } from './admin/admin.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './infra/database/database.module';
+import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { RedisModule } from './infra/redis/redis.module';
 import { SegmentModule } from './segment/segment.module';
 import { SnowflakeModule } from './snowflake/snowflake.module';
@@ -23,6 +27,10 @@ export class AppModule {
         AdminModule,
         SegmentModule,
         SnowflakeModule,
+        HealthModule,
+        MetricsModule,
+        DashboardModule,
+        OpenApiModule,
       ],
     };
   }

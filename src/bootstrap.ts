@@ -3,14 +3,23 @@ import type { FastifyReply } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
+import { serveDirect } from './common/direct-routes';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
+import { installShutdownGate } from './common/shutdown-gate';
+import { QUEUE_ID_DIRECT_ROUTE } from './queue-id/queue-id.controller';
+import { SEGMENT_DIRECT_ROUTE } from './segment/segment.controller';
+import { SNOWFLAKE_DIRECT_ROUTE } from './snowflake/snowflake.controller';
+import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from './logging/pino-logger';
+import { setupOpenApi } from './openapi/openapi.setup';
 
 /**
  * Builds the Nest application on Fastify (not yet listening). Used by main.ts and by the tests,
  * so tests run exactly the production wiring.
  */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const rootLogger = createRootLogger(config.log.level);
   const adapter = new FastifyAdapter({
+    ...fastifyLogOptions(config.log.level, rootLogger),
     bodyLimit: config.http.bodyLimit,
     routerOptions: { maxParamLength: 512 },
     // Router errors (a malformed %-escape, a path parameter over maxParamLength) in our shape too.
@@ -20,18 +29,21 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     },
     // Behind a load balancer: keep-alive longer than typical LB idle timeouts.
     keepAliveTimeout: 65_000,
+    // Requests arriving while closing get our JSON 503 from the shutdown gate instead.
+    return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: loggerLevels(config.log.level),
+    // Structured JSON lines (pino); no per-request line unless LOG_LEVEL is debug or verbose.
+    logger: new PinoNestLogger(rootLogger),
     bufferLogs: false,
   });
   // Also receives Fastify's own errors (bad JSON, content type, body size): Nest routes them here.
   app.useGlobalFilters(new ErrorFilter());
+  // The ID routes skip Nest's per-request pipeline (docs/performance.md); errors map as in ErrorFilter.
+  serveDirect(app, [QUEUE_ID_DIRECT_ROUTE, SEGMENT_DIRECT_ROUTE, SNOWFLAKE_DIRECT_ROUTE]);
+  installRequestIdEcho(adapter.getInstance());
   app.enableShutdownHooks();
+  setupOpenApi(app);
+  installShutdownGate(app);
   return app;
-}
-
-function loggerLevels(level: AppConfig['log']['level']): Array<'error' | 'warn' | 'log' | 'debug' | 'verbose' | 'fatal'> {
-  const order = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
-  return order.slice(0, order.indexOf(level) + 1);
 }

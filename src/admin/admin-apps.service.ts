@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { REDIS } from '../infra/redis/redis.tokens';
+import { lengthsOf } from '../infra/redis/redis-key-ops';
+import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from '../queue-id/core/queue-keys';
 import { SHARD_COUNT, maxIndexFor } from '../queue-id/core/queue-id-layout';
 import { unallocated } from '../queue-id/core/refill-policy';
@@ -47,7 +47,7 @@ export class AdminAppsService {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly repo: IdAllocRepository,
     private readonly queueConfig: QueueConfigService,
     private readonly refill: QueueRefillService,
@@ -148,11 +148,10 @@ export class AdminAppsService {
   }
 
   private async detail(rows: IdAllocRow[]): Promise<AppDetail> {
-    const pipeline = this.redis.pipeline();
-    for (const r of rows) {
-      pipeline.llen(this.keys.list(r.appId, r.shardId));
-    }
-    const lengths = (await pipeline.exec()) ?? [];
+    const lengths = await lengthsOf(
+      this.redis,
+      rows.map((r) => this.keys.list(r.appId, r.shardId)),
+    );
     let queued = 0;
     let remaining = 0n;
     let exhaustedShards = 0;

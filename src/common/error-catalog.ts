@@ -22,6 +22,8 @@ export function errorSpec(kind: ErrorKind): ErrorSpec {
       return { code: -4, status: 503 };
     case ErrorKind.QueueExhausted:
       return { code: -5, status: 410 };
+    case ErrorKind.QueueNotReplicated:
+      return { code: -6, status: 503 };
     case ErrorKind.SegmentNotInitialised:
       return { code: -1, status: 503 };
     case ErrorKind.SegmentKeyNotFound:
@@ -62,6 +64,8 @@ export function errorSpec(kind: ErrorKind): ErrorSpec {
       return { code: -108, status: 415 };
     case ErrorKind.BackendUnavailable:
       return { code: -109, status: 503 };
+    case ErrorKind.ShuttingDown:
+      return { code: -110, status: 503 };
     case ErrorKind.Internal:
       return { code: -500, status: 500 };
     default:

@@ -13,13 +13,13 @@ export interface ErrorBody {
 const logger = new Logger('ErrorFilter');
 
 /** Maps any error to its status and `{code, error, message}` body. Used by Nest and by Fastify. */
-export function toErrorResponse(exception: unknown): { status: number; body: ErrorBody } {
-  const idGenError = toIdGenError(exception);
+export function toErrorResponse(exception: unknown, reqId?: string): { status: number; body: ErrorBody } {
+  const idGenError = toIdGenError(exception, reqId);
   const spec = errorSpec(idGenError.kind);
   return { status: spec.status, body: { code: spec.code, error: idGenError.kind, message: idGenError.message } };
 }
 
-function toIdGenError(exception: unknown): IdGenError {
+function toIdGenError(exception: unknown, reqId: string | undefined): IdGenError {
   if (exception instanceof IdGenError) {
     return exception;
   }
@@ -44,10 +44,10 @@ function toIdGenError(exception: unknown): IdGenError {
     }
   }
   if (isBackendFailure(exception)) {
-    logger.warn(`backend failure: ${(exception as Error).message}`);
+    logger.warn({ msg: `backend failure: ${(exception as Error).message}`, reqId });
     return new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis, MySQL or ZooKeeper) is unavailable; retry later');
   }
-  logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+  logger.error({ msg: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception), reqId });
   return new IdGenError(ErrorKind.Internal, 'internal error');
 }
 
@@ -65,7 +65,7 @@ function httpStatusOf(exception: unknown): number | undefined {
 export class ErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const { status, body } = toErrorResponse(exception);
+    const { status, body } = toErrorResponse(exception, host.switchToHttp().getRequest<{ id?: string }>().id);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }

@@ -10,6 +10,8 @@ export enum ErrorKind {
   QueueShardNotFound = 'QUEUE_SHARD_NOT_FOUND',
   QueueEmpty = 'QUEUE_EMPTY',
   QueueExhausted = 'QUEUE_EXHAUSTED',
+  /** REDIS_WAIT_REPLICAS: the pop was not confirmed by enough replicas; its IDs were dropped. */
+  QueueNotReplicated = 'QUEUE_NOT_REPLICATED',
   // Leaf segment IDs (Leaf's codes -1..-3, plus "disabled")
   SegmentNotInitialised = 'SEGMENT_NOT_INITIALISED',
   SegmentKeyNotFound = 'SEGMENT_KEY_NOT_FOUND',
@@ -33,6 +35,7 @@ export enum ErrorKind {
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
   UnsupportedMediaType = 'UNSUPPORTED_MEDIA_TYPE',
   BackendUnavailable = 'BACKEND_UNAVAILABLE',
+  ShuttingDown = 'SHUTTING_DOWN',
   Internal = 'INTERNAL',
 }
 

@@ -1,3 +1,4 @@
+import { RedisConfig } from './redis-config';
 import { SnowflakeConfig } from './snowflake-config';
 
 /** The typed, validated configuration. Built once by `loadConfig` from the environment. */
@@ -22,11 +23,8 @@ export interface AppConfig {
     /** Apply pending migrations at start. */
     migrationsRun: boolean;
   };
-  redis: {
-    url: string;
-    /** Prefix of every Redis key; the seed's is `id.gen.`. */
-    keyPrefix: string;
-  };
+  /** Standalone, Sentinel or Cluster, and the key prefix (see redis-config.ts). */
+  redis: RedisConfig;
   admin: {
     /** Bearer token of the admin API; undefined disables the admin API. */
     token: string | undefined;
@@ -48,6 +46,10 @@ export interface AppConfig {
     maxStep: number;
     /** RPUSH chunk size of a refill. */
     pushChunk: number;
+    /** Replicas (Redis WAIT) that must confirm a pop before its IDs are returned; 0 = off. */
+    waitReplicas: number;
+    /** Timeout of that WAIT, ms; fewer confirmations drop the popped IDs (a gap) with a 503. */
+    waitTimeoutMs: number;
   };
   segment: {
     /** Leaf segment mode on; when off its routes answer SEGMENT_DISABLED. */
@@ -65,4 +67,11 @@ export interface AppConfig {
   };
   /** Leaf snowflake IDs and their worker-id registry (see snowflake-config.ts). */
   snowflake: SnowflakeConfig;
+  /** Fault-injection hooks for the chaos tests (test/chaos); 0 = off, never set in production. */
+  testHooks: {
+    /** TEST_REFILL_DELAY_MS: a refill waits this long between its DB allocation and its push. */
+    refillDelayMs: number;
+    /** TEST_CLOCK_OFFSET_MS: added to the snowflake clock (negative = behind). */
+    clockOffsetMs: number;
+  };
 }

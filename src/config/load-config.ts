@@ -3,7 +3,6 @@ import { AppConfig } from './app-config';
 import { ConfigError } from './config.error';
 import {
   Env,
-  checkRedisUrl,
   parseMysqlUrl,
   readBool,
   readCron,
@@ -13,10 +12,12 @@ import {
   readOptionalString,
   readString,
 } from './env-readers';
+import { withLeafProperties } from './leaf-properties';
+import { readRedisConfig } from './redis-config';
 import { readSnowflakeConfig } from './snowflake-config';
 
 export const DEFAULT_DATABASE_URL = 'mysql://shardleaf:shardleaf@127.0.0.1:3306/shardleaf';
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/0';
+export { DEFAULT_REDIS_URL } from './redis-config';
 
 function isCron(expr: string): boolean {
   if (expr.trim().split(/\s+/).length !== 6) {
@@ -34,13 +35,10 @@ function isCron(expr: string): boolean {
  * Reads and validates every setting once. Throws a ConfigError naming the first bad variable.
  * The only place that reads environment variables (main.ts passes `process.env`).
  */
-export function loadConfig(env: Env): AppConfig {
+export function loadConfig(rawEnv: Env): AppConfig {
+  const env = withLeafProperties(rawEnv);
   const databaseUrl = readString(env, 'DATABASE_URL', DEFAULT_DATABASE_URL);
   const db = parseMysqlUrl('DATABASE_URL', databaseUrl);
-  const keyPrefix = readString(env, 'KEY_PREFIX', 'id.gen.');
-  if (keyPrefix.length > 128 || /\s/.test(keyPrefix)) {
-    throw new ConfigError('KEY_PREFIX', 'must be at most 128 characters without spaces');
-  }
   const adminToken = readOptionalString(env, 'ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < 8) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 8 characters (or unset to disable the admin API)');
@@ -61,10 +59,7 @@ export function loadConfig(env: Env): AppConfig {
       poolSize: readInt(env, 'DB_POOL_SIZE', 10, 1, 200),
       migrationsRun: readBool(env, 'DB_MIGRATIONS_RUN', true),
     },
-    redis: {
-      url: checkRedisUrl('REDIS_URL', readString(env, 'REDIS_URL', DEFAULT_REDIS_URL)),
-      keyPrefix,
-    },
+    redis: readRedisConfig(env),
     admin: { token: adminToken },
     queue: {
       refillCron: readCron(env, 'QUEUE_REFILL_CRON', '0 */2 * * * *', isCron),
@@ -75,6 +70,8 @@ export function loadConfig(env: Env): AppConfig {
       gatePassMaxLength: readInt(env, 'GATE_PASS_MAX_LENGTH', 256, 1, 4096),
       maxStep: 1_000_000,
       pushChunk: 10_000,
+      waitReplicas: readInt(env, 'REDIS_WAIT_REPLICAS', 0, 0, 64),
+      waitTimeoutMs: readInt(env, 'REDIS_WAIT_TIMEOUT_MS', 200, 1, 60_000),
     },
     snowflake: readSnowflakeConfig(env, port),
     segment: {
@@ -84,6 +81,10 @@ export function loadConfig(env: Env): AppConfig {
       loadTimeoutMs: readInt(env, 'SEGMENT_LOAD_TIMEOUT_MS', 10_000, 100, 600_000),
       maxBatch: 1000,
       keyMaxLength: 128,
+    },
+    testHooks: {
+      refillDelayMs: readInt(env, 'TEST_REFILL_DELAY_MS', 0, 0, 600_000),
+      clockOffsetMs: readInt(env, 'TEST_CLOCK_OFFSET_MS', 0, -86_400_000, 86_400_000),
     },
   };
 }

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { maxIndexFor } from './core/queue-id-layout';
+import { INDEX_SHIFT, MAX_INDEX, lowBits, maxIndexFor } from './core/queue-id-layout';
 import { SegmentPlan, planSegment } from './core/refill-policy';
 import { IdAllocEntity } from './id-alloc.entity';
 
@@ -23,6 +23,18 @@ export interface AllocationResult {
   maxIndex: bigint;
 }
 
+/** MySQL/MariaDB: PROCEDURE … does not exist. */
+const ER_SP_DOES_NOT_EXIST = 1305;
+
+/** The one row `shardleaf_id_alloc_next` selects (BIGINTs as decimal strings). */
+interface ProcedureRow {
+  found: number | string;
+  old_max_id: string | null;
+  new_max_id: string | null;
+  step: number | string | null;
+  max_limit_id: string | null;
+}
+
 export interface NewApp {
   appId: number;
   appName: string;
@@ -41,6 +53,10 @@ export interface AppPatch {
 /** Narrow data access to `id_alloc`; every BIGINT converted with BigInt(), never Number(). */
 @Injectable()
 export class IdAllocRepository {
+  private readonly logger = new Logger(IdAllocRepository.name);
+  /** Cleared once the server says the procedure does not exist. */
+  private procedureAvailable = true;
+
   constructor(private readonly dataSource: DataSource) {}
 
   async findAll(): Promise<IdAllocRow[]> {
@@ -59,8 +75,66 @@ export class IdAllocRepository {
    * Takes the next segment of a shard: the row is locked, advanced and committed in one
    * transaction, so two callers (any instance) always get disjoint index ranges. The segment
    * never passes the index limit implied by `max_limit_id`.
+   *
+   * One round trip: `CALL shardleaf_id_alloc_next(…)` (migration 1763770500000) runs that
+   * transaction inside the server. On a database without the procedure (the seed's own DDL, not
+   * migrated) the same transaction is sent statement by statement (four round trips).
    */
   async allocate(appId: number, shardId: number, minWanted: number): Promise<AllocationResult | null> {
+    if (this.procedureAvailable) {
+      try {
+        return await this.allocateByProcedure(appId, shardId, minWanted);
+      } catch (err) {
+        if (!isMissingProcedure(err)) {
+          throw err;
+        }
+        this.procedureAvailable = false;
+        this.logger.warn(
+          'stored procedure shardleaf_id_alloc_next is missing (migrations not run?): refills use a 4-statement transaction',
+        );
+      }
+    }
+    return this.allocateByTransaction(appId, shardId, minWanted);
+  }
+
+  private async allocateByProcedure(appId: number, shardId: number, minWanted: number): Promise<AllocationResult | null> {
+    const result: unknown = await this.dataSource.query('CALL shardleaf_id_alloc_next(?, ?, ?, ?, ?, ?)', [
+      appId,
+      shardId,
+      Math.max(1, minWanted),
+      lowBits(appId, shardId).toString(),
+      (1n << INDEX_SHIFT).toString(),
+      MAX_INDEX.toString(),
+    ]);
+    // mysql2 answers a CALL with [rows of the SELECT, the CALL's OK packet].
+    const row = (Array.isArray(result) && Array.isArray(result[0]) ? (result[0] as unknown[])[0] : undefined) as
+      | ProcedureRow
+      | undefined;
+    if (!row) {
+      throw new Error('shardleaf_id_alloc_next returned no row');
+    }
+    if (Number(row.found) !== 1) {
+      return null;
+    }
+    if (row.old_max_id === null || row.step === null || row.max_limit_id === null) {
+      throw new Error('shardleaf_id_alloc_next returned a row with NULL columns');
+    }
+    const oldMaxId = BigInt(row.old_max_id);
+    const step = Number(row.step);
+    const maxIndex = maxIndexFor(appId, shardId, BigInt(row.max_limit_id));
+    const segment = row.new_max_id === null ? null : { from: rangeStart(oldMaxId), to: BigInt(row.new_max_id) };
+    // The procedure mirrors planSegment; a difference would be a bug there. The committed range is
+    // ours either way (uniqueness holds), but a wrong limit must not reach the caller.
+    const planned = planSegment(oldMaxId, step, maxIndex, minWanted);
+    if (planned?.from !== segment?.from || planned?.to !== segment?.to) {
+      throw new Error(
+        `shardleaf_id_alloc_next gave ${fmt(segment)} where planSegment gives ${fmt(planned)} (app ${appId} shard ${shardId})`,
+      );
+    }
+    return { segment, step, maxIndex };
+  }
+
+  private async allocateByTransaction(appId: number, shardId: number, minWanted: number): Promise<AllocationResult | null> {
     return this.dataSource.transaction(async (em) => {
       const rows: Array<{ max_id: string; step: number; max_limit_id: string }> = await em.query(
         'SELECT max_id, step, max_limit_id FROM id_alloc WHERE app_id = ? AND shard_id = ? FOR UPDATE',
@@ -141,6 +215,20 @@ export class IdAllocRepository {
     const rows = await em.getRepository(IdAllocEntity).find({ where: { appId }, order: { shardId: 'ASC' } });
     return rows.map(toRow);
   }
+}
+
+function isMissingProcedure(err: unknown): boolean {
+  const e = err as { errno?: unknown; driverError?: { errno?: unknown } } | null;
+  return e?.errno === ER_SP_DOES_NOT_EXIST || e?.driverError?.errno === ER_SP_DOES_NOT_EXIST;
+}
+
+/** planSegment's first index after `maxId`. */
+function rangeStart(maxId: bigint): bigint {
+  return maxId + 1n > 0n ? maxId + 1n : 0n;
+}
+
+function fmt(segment: SegmentPlan | null | undefined): string {
+  return segment ? `${segment.from}..${segment.to}` : 'nothing';
 }
 
 function toRow(e: IdAllocEntity): IdAllocRow {

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { LockService } from '../infra/redis/lock.service';
-import { REDIS } from '../infra/redis/redis.tokens';
+import { deleteKeys, scanKeys } from '../infra/redis/redis-key-ops';
+import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { AppRegistry } from './core/app-registry';
 import { QueueKeys } from './core/queue-keys';
 import { IdAllocRepository } from './id-alloc.repository';
@@ -24,7 +24,7 @@ export class QueueConfigService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly locks: LockService,
     private readonly repo: IdAllocRepository,
     private readonly registry: AppRegistry,
@@ -78,19 +78,12 @@ export class QueueConfigService {
   async deleteOrphanLists(): Promise<number> {
     const rows = await this.repo.findAll();
     const live = new Set(rows.map((r) => `${r.appId}_${r.shardId}`));
-    let deleted = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.keys.listPattern(), 'COUNT', 1000);
-      cursor = next;
-      const orphans = keys.filter((key) => {
-        const parsed = this.keys.parseList(key);
-        return parsed !== null && !live.has(`${parsed.appId}_${parsed.shardId}`);
-      });
-      if (orphans.length > 0) {
-        deleted += await this.redis.del(...orphans);
-      }
-    } while (cursor !== '0');
+    // On a Cluster the SCAN visits every master; the DELs go key by key (one slot each).
+    const orphans = (await scanKeys(this.redis, this.keys.listPattern())).filter((key) => {
+      const parsed = this.keys.parseList(key);
+      return parsed !== null && !live.has(`${parsed.appId}_${parsed.shardId}`);
+    });
+    const deleted = await deleteKeys(this.redis, orphans);
     if (deleted > 0) {
       this.logger.log(`deleted ${deleted} Redis list(s) of apps no longer in id_alloc`);
     }
@@ -100,6 +93,6 @@ export class QueueConfigService {
   /** Deletes all 64 lists of one app (admin delete, or a lowered max_limit_id). */
   async deleteAppLists(appId: number, shardIds: Iterable<number>): Promise<number> {
     const keys = [...shardIds].map((s) => this.keys.list(appId, s));
-    return keys.length > 0 ? this.redis.del(...keys) : 0;
+    return deleteKeys(this.redis, keys);
   }
 }

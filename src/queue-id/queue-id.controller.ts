@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DirectRoute } from '../common/direct-routes';
 import { parseCount, parseIntParam, parseRequiredString } from '../common/input';
 import { MAX_APP_ID } from './core/queue-id-layout';
 import { QueueIdService } from './queue-id.service';
@@ -28,3 +29,12 @@ export class QueueIdController {
     return { ids: ids.map((id) => id.toString()) };
   }
 }
+
+/** Served straight from Fastify (common/direct-routes.ts): the hottest route of the service. */
+export const QUEUE_ID_DIRECT_ROUTE: DirectRoute<QueueIdController> = {
+  method: 'GET',
+  url: '/api/id/:appId',
+  controller: QueueIdController,
+  handler: 'get',
+  call: (controller, params, query) => controller.get(params.appId, query),
+};

@@ -4,12 +4,11 @@ import { APP_CONFIG } from '../config/config.module';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { AppRegistry, ShardConfig } from './core/app-registry';
 import { QueueKeys } from './core/queue-keys';
-import { composeQueueId, shardOf } from './core/queue-id-layout';
+import { composeQueueId, parseQueueEntry, shardOf } from './core/queue-id-layout';
 import { RETRY_TIME } from './core/refill-policy';
 import { QueueConfigService } from './queue-config.service';
 import { QueueRefillService } from './queue-refill.service';
-
-const DIGITS = /^[0-9]{1,16}$/;
+import { ReplicaAckService } from './replica-ack.service';
 
 /**
  * The request path of seed 001: gatePass → shard, one LPOP (with a count for batches); a short
@@ -25,6 +24,7 @@ export class QueueIdService {
     private readonly registry: AppRegistry,
     private readonly configService: QueueConfigService,
     private readonly refill: QueueRefillService,
+    private readonly replicaAck: ReplicaAckService,
   ) {
     this.keys = new QueueKeys(config.redis.keyPrefix);
   }
@@ -32,9 +32,14 @@ export class QueueIdService {
   /** `count` IDs for (appId, gatePass), all from the gatePass's shard. */
   async get(appId: number, gatePass: string, count: number): Promise<bigint[]> {
     const shardId = shardOf(gatePass);
-    const shard = await this.resolveShard(appId, shardId);
+    // The common case needs no await: the app and shard are in the registry.
+    const shard = this.knownShard(appId, shardId) ?? (await this.resolveShard(appId, shardId));
     const indexes = await this.takeIndexes(appId, shardId, shard, count);
     return indexes.map((index) => composeQueueId(index, shardId, appId));
+  }
+
+  private knownShard(appId: number, shardId: number): ShardConfig | undefined {
+    return this.registry.isLoaded ? this.registry.get(appId)?.shards.get(shardId) : undefined;
   }
 
   private async resolveShard(appId: number, shardId: number): Promise<ShardConfig> {
@@ -59,7 +64,13 @@ export class QueueIdService {
   private async takeIndexes(appId: number, shardId: number, shard: ShardConfig, count: number): Promise<bigint[]> {
     const key = this.keys.list(appId, shardId);
     const out: bigint[] = [];
-    let exhausted = this.accept(await this.guardBackend(() => this.refill.pop(key, count)), shard, out, key);
+    let popped: Buffer[];
+    try {
+      popped = await this.refill.popRaw(key, count);
+    } catch (err) {
+      throw this.backendError(err);
+    }
+    let exhausted = this.accept(popped, shard, out, key);
     for (let attempt = 0; out.length < count && !exhausted && attempt < RETRY_TIME; attempt++) {
       const result = await this.guardBackend(() => this.refill.takeOnDemand(appId, shardId, count - out.length));
       if (result.status === 'missing') {
@@ -68,6 +79,10 @@ export class QueueIdService {
       exhausted = this.accept(result.indexes, shard, out, key) || result.status === 'exhausted';
     }
     if (out.length === count) {
+      // REDIS_WAIT_REPLICAS: unconfirmed pops are dropped (a gap), never returned.
+      if (this.replicaAck.enabled) {
+        await this.guardBackend(() => this.replicaAck.confirm(key));
+      }
       return out;
     }
     // Indexes taken but not returned are gaps: never handed out again.
@@ -81,14 +96,14 @@ export class QueueIdService {
   }
 
   /** Appends valid indexes to `out`; true when one was above the shard's limit (now exhausted). */
-  private accept(raw: string[], shard: ShardConfig, out: bigint[], key: string): boolean {
+  private accept(raw: ReadonlyArray<string | Uint8Array>, shard: ShardConfig, out: bigint[], key: string): boolean {
     let overLimit = false;
     for (const entry of raw) {
-      if (!DIGITS.test(entry)) {
+      const index = parseQueueEntry(entry);
+      if (index === undefined) {
         this.logger.warn(`dropped a malformed entry from ${key}`);
         continue;
       }
-      const index = BigInt(entry);
       // Entries queued before max_limit_id was lowered are dropped, never returned.
       if (index > shard.maxIndex) {
         overLimit = true;
@@ -104,11 +119,15 @@ export class QueueIdService {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof IdGenError) {
-        throw err;
-      }
-      this.logger.warn(`backend failure: ${(err as Error).message}`);
-      throw new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis or MySQL) is unavailable; retry later');
+      throw this.backendError(err);
     }
+  }
+
+  private backendError(err: unknown): IdGenError {
+    if (err instanceof IdGenError) {
+      return err;
+    }
+    this.logger.warn(`backend failure: ${(err as Error).message}`);
+    return new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis or MySQL) is unavailable; retry later');
   }
 }

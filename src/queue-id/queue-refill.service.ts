@@ -1,13 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { LockService } from '../infra/redis/lock.service';
-import { REDIS } from '../infra/redis/redis.tokens';
+import { lengthsOf } from '../infra/redis/redis-key-ops';
+import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { AppRegistry } from './core/app-registry';
 import { QueueKeys } from './core/queue-keys';
 import { indexChunks, needsRefill } from './core/refill-policy';
-import { IdAllocRepository } from './id-alloc.repository';
+import { AllocationResult, IdAllocRepository } from './id-alloc.repository';
+import { RefillMonitor, RefillTrigger } from './refill-monitor';
 
 /** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
 const LOCK_WAIT_RETRIES = 40;
@@ -54,12 +55,33 @@ export class QueueRefillService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly locks: LockService,
     private readonly repo: IdAllocRepository,
     private readonly registry: AppRegistry,
+    private readonly monitor: RefillMonitor = new RefillMonitor(),
   ) {
     this.keys = new QueueKeys(config.redis.keyPrefix);
+  }
+
+  /** IdAllocRepository.allocate, reported to the RefillMonitor (metrics) with its outcome and time. */
+  private async allocate(
+    trigger: RefillTrigger,
+    appId: number,
+    shardId: number,
+    minWanted: number,
+  ): Promise<AllocationResult | null> {
+    const startedAt = process.hrtime.bigint();
+    try {
+      const allocation = await this.repo.allocate(appId, shardId, minWanted);
+      if (allocation) {
+        this.monitor.record(trigger, allocation.segment ? 'refilled' : 'exhausted', startedAt);
+      }
+      return allocation;
+    } catch (err) {
+      this.monitor.record(trigger, 'failed', startedAt);
+      throw err;
+    }
   }
 
   /** Refills one shard under its lock. Throws on Redis/DB failure. */
@@ -73,7 +95,7 @@ export class QueueRefillService {
         if ((await this.redis.llen(listKey)) >= req.skipIfAtLeast) {
           return { status: 'sufficient', pushed: 0 };
         }
-        const allocation = await this.repo.allocate(appId, shardId, req.minWanted);
+        const allocation = await this.allocate('sweep', appId, shardId, req.minWanted);
         if (!allocation) {
           return { status: 'missing', pushed: 0 };
         }
@@ -81,6 +103,7 @@ export class QueueRefillService {
           return { status: 'exhausted', pushed: 0 };
         }
         const { from, to } = allocation.segment;
+        await this.testDelay(listKey, from, to);
         // From here the indexes are ours alone: a crash before the push only leaves a gap.
         for (const chunk of indexChunks(from, to, this.config.queue.pushChunk)) {
           await this.redis.rpush(listKey, ...chunk);
@@ -108,7 +131,7 @@ export class QueueRefillService {
         return { status: 'taken', indexes };
       }
       const short = wanted - indexes.length;
-      const allocation = await this.repo.allocate(appId, shardId, short);
+      const allocation = await this.allocate('demand', appId, shardId, short);
       if (!allocation) {
         return { status: 'missing', indexes };
       }
@@ -116,6 +139,7 @@ export class QueueRefillService {
         return { status: 'exhausted', indexes };
       }
       const { from, to } = allocation.segment;
+      await this.testDelay(listKey, from, to);
       const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
       for (let i = from; i <= lastTaken; i++) {
         indexes.push(i.toString());
@@ -133,6 +157,28 @@ export class QueueRefillService {
       take,
     );
     return outcome.acquired ? outcome.value : take();
+  }
+
+  /** TEST_REFILL_DELAY_MS (chaos tests only): widens the window between allocation and push. */
+  private async testDelay(listKey: string, from: bigint, to: bigint): Promise<void> {
+    const ms = this.config.testHooks.refillDelayMs;
+    if (ms > 0) {
+      this.logger.warn(`TEST_REFILL_DELAY_MS: holding ${listKey} ${from}..${to} for ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    }
+  }
+
+  /**
+   * The request path's LPOP: as `pop`, but the entries stay Buffers — ioredis's Buffer → string
+   * conversion was half of its CPU time for a batch (docs/performance.md); parseQueueEntry reads
+   * the digits directly.
+   */
+  async popRaw(listKey: string, n: number): Promise<Buffer[]> {
+    if (n === 1) {
+      const v = await this.redis.lpopBuffer(listKey);
+      return v === null ? [] : [v];
+    }
+    return (await this.redis.lpopBuffer(listKey, n)) ?? [];
   }
 
   /** LPOP of up to n entries: one round trip, with a count for n > 1. */
@@ -159,11 +205,10 @@ export class QueueRefillService {
     if (targets.length === 0) {
       return sweep;
     }
-    const pipeline = this.redis.pipeline();
-    for (const t of targets) {
-      pipeline.llen(this.keys.list(t.appId, t.shardId));
-    }
-    const lengths = (await pipeline.exec()) ?? [];
+    const lengths = await lengthsOf(
+      this.redis,
+      targets.map((t) => this.keys.list(t.appId, t.shardId)),
+    );
     for (let i = 0; i < targets.length; i++) {
       const t = targets[i];
       const [err, len] = lengths[i] ?? [new Error('no reply'), 0];

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DirectRoute } from '../common/direct-routes';
 import { parseCount } from '../common/input';
 import { parseSegmentKey } from './segment.input';
 import { SegmentService } from './segment.service';
@@ -25,3 +26,12 @@ export class SegmentController {
     return { ids: ids.map((id) => id.toString()) };
   }
 }
+
+/** Served straight from Fastify (common/direct-routes.ts, docs/performance.md). */
+export const SEGMENT_DIRECT_ROUTE: DirectRoute<SegmentController> = {
+  method: 'GET',
+  url: '/api/segment/get/:key',
+  controller: SegmentController,
+  handler: 'get',
+  call: (controller, params, query) => controller.get(params.key, query),
+};

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { DirectRoute } from '../common/direct-routes';
 import { parseCount } from '../common/input';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -39,3 +40,12 @@ export class SnowflakeController {
     return { timestamp, isoTime: new Date(timestamp).toISOString() };
   }
 }
+
+/** Served straight from Fastify (common/direct-routes.ts, docs/performance.md). */
+export const SNOWFLAKE_DIRECT_ROUTE: DirectRoute<SnowflakeController> = {
+  method: 'GET',
+  url: '/api/snowflake/get/:key',
+  controller: SnowflakeController,
+  handler: 'get',
+  call: (controller, params, query) => controller.get(params.key, query),
+};

@@ -2,17 +2,25 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { systemClock } from './core/clock';
+import { offsetClock, systemClock } from './core/clock';
 import { PeerClockService } from './peer-clock.service';
 import { createRegistry } from './registry.factory';
 import { SnowflakeController } from './snowflake.controller';
 import { SnowflakeService } from './snowflake.service';
+import { SnowflakeClockWaits } from './clock-waits';
 import { SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
 
 @Module({
   controllers: [SnowflakeController],
   providers: [
-    { provide: SNOWFLAKE_CLOCK, useValue: systemClock },
+    {
+      provide: SNOWFLAKE_CLOCK,
+      inject: [APP_CONFIG, SnowflakeClockWaits],
+      // TEST_CLOCK_OFFSET_MS (chaos tests only) plays a clock that is behind or ahead.
+      useFactory: (config: AppConfig, waits: SnowflakeClockWaits) =>
+        waits.observe(config.testHooks.clockOffsetMs === 0 ? systemClock : offsetClock(config.testHooks.clockOffsetMs)),
+    },
+    { provide: SnowflakeClockWaits, useFactory: () => new SnowflakeClockWaits() },
     {
       provide: WORKER_ID_REGISTRY,
       inject: [APP_CONFIG, DataSource],
@@ -21,6 +29,6 @@ import { SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
     PeerClockService,
     SnowflakeService,
   ],
-  exports: [SnowflakeService],
+  exports: [SnowflakeService, SnowflakeClockWaits],
 })
 export class SnowflakeModule {}

@@ -20,6 +20,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(SnowflakeService.name);
   private generator: SnowflakeGenerator | null = null;
   private heartbeat: Heartbeat | null = null;
+  private lastReport: number | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -93,6 +94,24 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     return this.clock.now();
   }
 
+  /** Whether IDs may be issued now: a worker id is held and (zk_recycle) its lease is not lost. */
+  get serving(): boolean {
+    if (this.registry === null || this.generator === null) {
+      return false;
+    }
+    try {
+      this.registry.assertServing(this.clock.now());
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** When the last periodic report to the registry succeeded (ms since 1970), null before the first. */
+  get lastReportAt(): number | null {
+    return this.lastReport;
+  }
+
   /** The worker id in use, or null when not serving (tests and logs). */
   get workerId(): number | null {
     return this.generator?.workerId ?? null;
@@ -106,6 +125,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     }
     try {
       const workerId = await registry.heartbeat(this.clock.now());
+      this.lastReport = this.clock.now();
       if (workerId !== generator.workerId) {
         generator.switchWorker(workerId);
       }

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
 import Redlock, { ExecutionError, Lock, ResourceLockedError } from 'redlock';
-import { REDIS } from './redis.tokens';
+import { REDIS, RedisClient } from './redis.tokens';
 
 export interface LockOptions {
   ttlMs: number;
@@ -22,7 +21,7 @@ export class LockService implements OnApplicationShutdown {
   private readonly redlock: Redlock;
   private readonly held = new Set<Lock>();
 
-  constructor(@Inject(REDIS) redis: Redis) {
+  constructor(@Inject(REDIS) redis: RedisClient) {
     this.redlock = new Redlock([redis], { retryCount: 0, retryDelay: 50, retryJitter: 25, driftFactor: 0.01 });
     // Without a listener Redlock's error events would be unhandled.
     this.redlock.on('error', () => undefined);

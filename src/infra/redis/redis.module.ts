@@ -1,45 +1,25 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { LockService } from './lock.service';
-import { REDIS } from './redis.tokens';
+import { createRedisClient } from './redis-client.factory';
+import { REDIS, RedisClient } from './redis.tokens';
 
-
-/** One ioredis client per instance; commands fail fast while Redis is away instead of hanging. */
+/** One ioredis client per instance (standalone, Sentinel or Cluster; see redis-client.factory.ts). */
 @Global()
 @Module({
   providers: [
     {
       provide: REDIS,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): Redis => {
-        const logger = new Logger('Redis');
-        const client = new Redis(config.redis.url, {
-          maxRetriesPerRequest: 1,
-          connectTimeout: 3000,
-          retryStrategy: (times) => Math.min(times * 100, 2000),
-        });
-        let lastError = '';
-        client.on('error', (err: Error) => {
-          // ioredis repeats the same error on every reconnect attempt: log changes only.
-          if (err.message !== lastError) {
-            lastError = err.message;
-            logger.warn(`redis error: ${err.message}`);
-          }
-        });
-        client.on('ready', () => {
-          lastError = '';
-        });
-        return client;
-      },
+      useFactory: (config: AppConfig): RedisClient => createRedisClient(config.redis),
     },
     LockService,
   ],
   exports: [REDIS, LockService],
 })
 export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   async onApplicationShutdown(): Promise<void> {
     try {

@@ -55,14 +55,14 @@ export class ZookeeperClient {
 
   async getChildren(path: string): Promise<string[]> {
     const client = await this.session();
-    return this.call<string[]>((cb) => client.getChildren(path, (err, children) => cb(err, children)));
+    return this.call<string[]>(client, (cb) => client.getChildren(path, (err, children) => cb(err, children)));
   }
 
   /** The node's data and version, or null when it does not exist. */
   async getData(path: string): Promise<ZNodeData | null> {
     const client = await this.session();
     try {
-      return await this.call<ZNodeData>((cb) =>
+      return await this.call<ZNodeData>(client, (cb) =>
         client.getData(path, (err, data, stat) =>
           cb(err, { data: data ?? Buffer.alloc(0), version: stat?.version, czxid: stat?.czxid.toString('hex') }),
         ),
@@ -79,19 +79,19 @@ export class ZookeeperClient {
   async create(path: string, data: Buffer, sequential = false): Promise<string> {
     const client = await this.session();
     const mode = sequential ? CreateMode.PERSISTENT_SEQUENTIAL : CreateMode.PERSISTENT;
-    return this.call<string>((cb) => client.create(path, data, mode, (err, created) => cb(err, created)));
+    return this.call<string>(client, (cb) => client.create(path, data, mode, (err, created) => cb(err, created)));
   }
 
   /** Sets the data when the version matches (-1: any); resolves the new version. */
   async setData(path: string, data: Buffer, version = -1): Promise<number> {
     const client = await this.session();
-    return this.call<number>((cb) => client.setData(path, data, version, (err, stat) => cb(err, stat?.version)));
+    return this.call<number>(client, (cb) => client.setData(path, data, version, (err, stat) => cb(err, stat?.version)));
   }
 
   /** Creates the path and its missing parents. */
   async mkdirp(path: string): Promise<void> {
     const client = await this.session();
-    await this.call<string>((cb) => client.mkdirp(path, (err, created) => cb(err, created)));
+    await this.call<string>(client, (cb) => client.mkdirp(path, (err, created) => cb(err, created)));
   }
 
   /** Runs the operations atomically: all or none. */
@@ -114,7 +114,7 @@ export class ZookeeperClient {
           break;
       }
     }
-    await this.call<unknown>((cb) => tx.commit((err, results) => cb(err, results)));
+    await this.call<unknown>(client, (cb) => tx.commit((err, results) => cb(err, results)));
   }
 
   async close(): Promise<void> {
@@ -126,9 +126,29 @@ export class ZookeeperClient {
     }
   }
 
-  private call<T>(run: (cb: (err: unknown, value: T | undefined) => void) => void): Promise<T> {
+  /**
+   * One operation on `client`. No operation waits for ever: without an answer within a session
+   * timeout the client is dropped (a new session at the next operation) and the call fails as
+   * unavailable. Otherwise a request lost with a dead connection hung its caller, and the
+   * snowflake heartbeat (which never overlaps itself) with it: found by the chaos suite.
+   */
+  private call<T>(client: Client, run: (cb: (err: unknown, value: T | undefined) => void) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      run((err, value) => (err ? reject(toError(err)) : resolve(value as T)));
+      const timer = setTimeout(() => {
+        if (this.client === client) {
+          this.client = null;
+          void closeClient(client);
+        }
+        reject(new ZookeeperUnavailableError(`no answer from ZooKeeper at ${this.options.address} within ${this.options.sessionTimeoutMs} ms`));
+      }, this.options.sessionTimeoutMs);
+      run((err, value) => {
+        clearTimeout(timer);
+        if (err) {
+          reject(toError(err));
+        } else {
+          resolve(value as T);
+        }
+      });
     });
   }
 
@@ -160,7 +180,9 @@ export class ZookeeperClient {
       spinDelay: 200,
     });
     return new Promise<Client>((resolve, reject) => {
+      let timedOut = false;
       const timer = setTimeout(() => {
+        timedOut = true;
         void closeClient(client);
         reject(
           new ZookeeperUnavailableError(
@@ -170,6 +192,9 @@ export class ZookeeperClient {
       }, this.options.connectTimeoutMs);
       client.once('connected', () => {
         clearTimeout(timer);
+        if (timedOut) {
+          return; // given up on and being closed: never becomes the current client
+        }
         if (this.closed) {
           void closeClient(client);
           reject(new ZookeeperUnavailableError('the ZooKeeper client is closed'));

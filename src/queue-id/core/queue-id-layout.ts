@@ -58,3 +58,38 @@ export function maxIndexFor(appId: number, shardId: number, maxLimitId: bigint):
   const idx = headroom >> INDEX_SHIFT;
   return idx < MAX_INDEX ? idx : MAX_INDEX;
 }
+
+/** An index of up to 15 decimal digits is below 2^53: exact as a JS number while parsing. */
+const EXACT_DIGITS = 15;
+const MAX_ENTRY_DIGITS = 16;
+
+/**
+ * A queue entry (decimal digits, as pushed by a refill) → its index; undefined for anything else
+ * (empty, a sign, spaces, more than 16 digits). Reads a Buffer's bytes directly, without making a
+ * string first; the index is returned as a bigint (the ID is composed in bigint arithmetic).
+ */
+export function parseQueueEntry(entry: string | Uint8Array): bigint | undefined {
+  const length = entry.length;
+  if (length === 0 || length > MAX_ENTRY_DIGITS) {
+    return undefined;
+  }
+  let n = 0;
+  if (typeof entry === 'string') {
+    for (let i = 0; i < length; i++) {
+      const c = entry.charCodeAt(i);
+      if (c < 48 || c > 57) {
+        return undefined;
+      }
+      n = n * 10 + (c - 48);
+    }
+    return length <= EXACT_DIGITS ? BigInt(n) : BigInt(entry);
+  }
+  for (let i = 0; i < length; i++) {
+    const c = entry[i];
+    if (c < 48 || c > 57) {
+      return undefined;
+    }
+    n = n * 10 + (c - 48);
+  }
+  return length <= EXACT_DIGITS ? BigInt(n) : BigInt(String.fromCharCode(...entry));
+}

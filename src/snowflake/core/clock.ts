@@ -9,3 +9,8 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
+
+/** The system clock shifted by `offsetMs` (fault injection: a clock behind or ahead). */
+export function offsetClock(offsetMs: number): Clock {
+  return { now: () => Date.now() + offsetMs, sleep: (ms) => systemClock.sleep(ms) };
+}

@@ -14,6 +14,9 @@ export interface GeneratorOptions {
 /** `random(bound)` → an integer in [0, bound). */
 export type RandomInt = (bound: number) => number;
 
+/** IDs issued per clock read within one millisecond (docs/performance.md). */
+const IDS_PER_CLOCK_READ = 256;
+
 export const mathRandomInt: RandomInt = (bound) => Math.floor(Math.random() * bound);
 
 /**
@@ -108,9 +111,14 @@ export class SnowflakeGenerator {
         sequence = this.random(this.options.randomStartBound);
       }
       if (timestamp === this.lastTimestamp) {
-        this.sequence = sequence;
-        this.lastId += 1n;
-        ids.push(this.lastId);
+        // Same millisecond: up to IDS_PER_CLOCK_READ IDs per clock read (a read costs ~100 ns on
+        // a VM, four times the rest of an ID; the run takes a few µs), all in this sequence.
+        let run = Math.min(count - ids.length, MAX_SEQUENCE - sequence + 1, IDS_PER_CLOCK_READ);
+        this.sequence = sequence + run - 1;
+        while (run-- > 0) {
+          this.lastId += 1n;
+          ids.push(this.lastId);
+        }
         continue;
       }
       const delta = timestamp - this.options.twepoch;

@@ -42,6 +42,11 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
   /** Time written by the last successful report; the lease counts from it. */
   private lastReported = 0;
   private lost = false;
+  /**
+   * Set by a recovery: the fresh id is held but the caller still issues with the old one until
+   * heartbeat() returns the fresh id, so serving resumes only then.
+   */
+  private switching = false;
 
   constructor(private readonly options: ZkRecycleRegistryOptions) {
     this.paths = new RecyclePaths(options.name);
@@ -80,6 +85,11 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
       await this.recover(now);
     }
     await this.reclaimStale(now);
+    if (this.switching) {
+      // Synchronously before the caller switches its generator to the id returned here.
+      this.switching = false;
+      this.lost = false;
+    }
     return this.held.workerId;
   }
 
@@ -206,6 +216,10 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
       await this.giveBack({ ...old, version: node.version }, now);
     }
     const fresh = await this.take(now);
+    // Not serving yet: until heartbeat() hands the fresh id to the caller, the generator still
+    // has the old one, which another instance may hold by now (found by the chaos suite).
+    this.lost = true;
+    this.switching = true;
     this.logger.warn(`recovered from a lost lease: worker id ${old.workerId} → ${fresh}`);
   }
 

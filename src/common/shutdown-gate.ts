@@ -1,0 +1,35 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { toErrorResponse } from './error.filter';
+import { ErrorKind, IdGenError } from './id-gen.error';
+
+/**
+ * Graceful shutdown (SIGTERM → app.close()): once the HTTP server starts closing, requests that
+ * still arrive on kept-alive connections get a JSON 503 SHUTTING_DOWN (instead of Fastify's own
+ * body), requests already in flight finish normally, and every response from then on carries
+ * `connection: close`: otherwise a connection that goes idle after the close began stays open
+ * until the keep-alive timeout (65 s) and the process does not exit.
+ */
+export function installShutdownGate(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) {
+      void reply.header('connection', 'close');
+    }
+    done(null, payload);
+  });
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) {
+      done();
+      return;
+    }
+    const { status, body } = toErrorResponse(
+      new IdGenError(ErrorKind.ShuttingDown, 'this instance is shutting down; retry on another one'),
+    );
+    void reply.status(status).header('connection', 'close').header('content-type', 'application/json; charset=utf-8').send(body);
+  });
+}

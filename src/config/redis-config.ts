@@ -1,0 +1,65 @@
+import { ConfigError } from './config.error';
+import { Env, checkRedisUrl, readOptionalString, readString } from './env-readers';
+
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+export interface RedisHostPort {
+  host: string;
+  port: number;
+}
+
+/** The three deployment shapes ioredis can talk to. */
+export type RedisTopology =
+  | { kind: 'standalone' }
+  | { kind: 'sentinel'; sentinels: RedisHostPort[]; name: string }
+  | { kind: 'cluster'; nodes: RedisHostPort[] };
+
+export interface RedisConfig {
+  /** Standalone: the server. Sentinel/Cluster: only its password, TLS (`rediss:`) and db are used. */
+  url: string;
+  /** Prefix of every Redis key; the seed's is `id.gen.`. */
+  keyPrefix: string;
+  topology: RedisTopology;
+}
+
+/**
+ * REDIS_URL (standalone, the default), REDIS_SENTINELS + REDIS_SENTINEL_NAME (Sentinel) or
+ * REDIS_CLUSTER_NODES (Cluster); Sentinel and Cluster exclude each other.
+ */
+export function readRedisConfig(env: Env): RedisConfig {
+  const url = checkRedisUrl('REDIS_URL', readString(env, 'REDIS_URL', DEFAULT_REDIS_URL));
+  const keyPrefix = readString(env, 'KEY_PREFIX', 'id.gen.');
+  if (keyPrefix.length > 128 || /\s/.test(keyPrefix)) {
+    throw new ConfigError('KEY_PREFIX', 'must be at most 128 characters without spaces');
+  }
+  const clusterNodes = readOptionalString(env, 'REDIS_CLUSTER_NODES');
+  const sentinels = readOptionalString(env, 'REDIS_SENTINELS');
+  if (clusterNodes !== undefined && sentinels !== undefined) {
+    throw new ConfigError('REDIS_CLUSTER_NODES', 'and REDIS_SENTINELS exclude each other: set one of them');
+  }
+  if (clusterNodes !== undefined) {
+    return { url, keyPrefix, topology: { kind: 'cluster', nodes: parseHostPorts('REDIS_CLUSTER_NODES', clusterNodes) } };
+  }
+  if (sentinels !== undefined) {
+    const name = readString(env, 'REDIS_SENTINEL_NAME', 'mymaster');
+    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {
+      throw new ConfigError('REDIS_SENTINEL_NAME', `must be a master name (letters, digits, '_', '.', '-'), got '${name}'`);
+    }
+    return { url, keyPrefix, topology: { kind: 'sentinel', sentinels: parseHostPorts('REDIS_SENTINELS', sentinels), name } };
+  }
+  return { url, keyPrefix, topology: { kind: 'standalone' } };
+}
+
+/** `host:port,host:port…` (IPv6 hosts in brackets). */
+export function parseHostPorts(name: string, value: string): RedisHostPort[] {
+  const out: RedisHostPort[] = [];
+  for (const part of value.split(',').map((p) => p.trim())) {
+    const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/.exec(part);
+    const port = m ? Number(m[2]) : NaN;
+    if (!m || port < 1 || port > 65535) {
+      throw new ConfigError(name, `must be host:port[,host:port…], got '${part}'`);
+    }
+    out.push({ host: m[1].replace(/^\[|\]$/g, ''), port });
+  }
+  return out;
+}

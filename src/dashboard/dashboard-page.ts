@@ -1,0 +1,159 @@
+/**
+ * The dashboard page, embedded as a string so `nest build` ships it with the compiled code.
+ * Plain HTML + JS over the admin JSON API; every value is inserted with textContent.
+ */
+export const DASHBOARD_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>shardleaf dashboard</title>
+<style>
+  body { font: 14px system-ui, sans-serif; margin: 1.5rem; color: #222; }
+  h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
+  table { border-collapse: collapse; margin: .4rem 0; }
+  th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: right; }
+  th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+  form { margin: .4rem 0; } input { width: 9rem; } .error { color: #b00; } .hidden { display: none; }
+  button { margin-right: .3rem; }
+</style>
+</head>
+<body>
+<h1>shardleaf</h1>
+<form id="login">
+  <label>Admin token <input id="token" type="password" autocomplete="off"></label>
+  <button type="submit">Log in</button>
+</form>
+<p id="message" class="error" role="alert"></p>
+<main id="main" class="hidden">
+  <button id="reload" type="button">Reload</button> <button id="logout" type="button">Log out</button>
+  <h2>Queue-ID apps</h2>
+  <table id="apps"><thead><tr><th>appId</th><th>name</th><th>step</th><th>maxLimitId</th><th>queued</th><th>capacity left</th><th></th></tr></thead><tbody></tbody></table>
+  <form id="create">
+    <b>Create app</b>
+    <input name="appId" placeholder="appId 0..255" required>
+    <input name="appName" placeholder="name" required>
+    <input name="step" placeholder="step (1000)">
+    <input name="maxLimitId" placeholder="maxLimitId (0)">
+    <button type="submit">Create</button>
+  </form>
+  <section id="app-detail" class="hidden">
+    <h2 id="app-title"></h2>
+    <button id="refill" type="button">Refill every shard</button>
+    <form id="step-form" style="display:inline"><input name="step" placeholder="new step" required> <button type="submit">Change step</button></form>
+    <table id="shards"><thead><tr><th>shard</th><th>queue depth</th><th>max_id</th><th>step</th><th>unallocated</th><th>capacity left</th></tr></thead><tbody></tbody></table>
+  </section>
+  <h2>Segment tags</h2>
+  <table id="tags"><thead><tr><th>tag</th><th>buffer 0 value / max / step</th><th>buffer 1 value / max / step</th><th>current</th><th>next ready</th><th>step</th></tr></thead><tbody></tbody></table>
+  <p id="segment-note"></p>
+  <h2>Snowflake</h2>
+  <table id="snowflake"><tbody></tbody></table>
+</main>
+<script>
+(function () {
+  'use strict';
+  var KEY = 'shardleaf.adminToken';
+  var selectedApp = null;
+  function $(id) { return document.getElementById(id); }
+  function say(text) { $('message').textContent = text || ''; }
+  function api(method, path, body) {
+    var init = { method: method, headers: { authorization: 'Bearer ' + sessionStorage.getItem(KEY) } };
+    if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = JSON.stringify(body); }
+    return fetch(path, init).then(function (res) {
+      return res.text().then(function (text) {
+        var data = text ? JSON.parse(text) : null;
+        if (!res.ok) {
+          if (res.status === 401 || res.status === 403) { logout(); }
+          throw new Error((data && data.message) || ('HTTP ' + res.status));
+        }
+        return data;
+      });
+    });
+  }
+  function cell(row, value) { var td = document.createElement('td'); td.textContent = String(value); row.appendChild(td); return td; }
+  function fill(tableId, rows, render) {
+    var body = $(tableId).querySelector('tbody');
+    body.textContent = '';
+    rows.forEach(function (item) { var tr = document.createElement('tr'); render(tr, item); body.appendChild(tr); });
+  }
+  function loadApps() {
+    return api('GET', '/admin/apps').then(function (data) {
+      fill('apps', data.apps, function (tr, app) {
+        tr.dataset.appId = app.appId;
+        [app.appId, app.appName, app.step, app.maxLimitId, app.queueLength, app.remainingCapacity].forEach(function (v) { cell(tr, v); });
+        var open = document.createElement('button');
+        open.type = 'button'; open.textContent = 'Shards';
+        open.addEventListener('click', function () { selectedApp = app.appId; loadApp().catch(fail); });
+        cell(tr, '').appendChild(open);
+      });
+    });
+  }
+  function loadApp() {
+    if (selectedApp === null) { return Promise.resolve(); }
+    return api('GET', '/admin/apps/' + selectedApp).then(function (app) {
+      $('app-detail').classList.remove('hidden');
+      $('app-title').textContent = 'App ' + app.appId + ' (' + app.appName + '): ' + app.shardCount + ' shards';
+      fill('shards', app.shards, function (tr, s) {
+        tr.dataset.shard = s.shardId;
+        [s.shardId, s.queueLength, s.maxId, s.step, s.unallocated, s.remainingCapacity].forEach(function (v) { cell(tr, v); });
+      });
+    });
+  }
+  function triple(v, m, s) { return v + ' / ' + m + ' / ' + s; }
+  function loadSegment() {
+    return api('GET', '/admin/segment/cache').then(function (data) {
+      $('segment-note').textContent = data.initialised ? '' : 'segment generator not initialised yet';
+      fill('tags', data.buffers, function (tr, b) {
+        [b.key, triple(b.value0, b.max0, b.step0), triple(b.value1, b.max1, b.step1), b.pos, b.nextReady ? 'yes' : 'no', b.step].forEach(function (v) { cell(tr, v); });
+      });
+    }, function (err) { $('segment-note').textContent = err.message; fill('tags', [], function () {}); });
+  }
+  function loadSnowflake() {
+    return api('GET', '/admin/snowflake').then(function (s) {
+      fill('snowflake', [['mode', s.mode], ['identity', s.identity], ['worker id', s.workerId === null ? '-' : s.workerId],
+        ['serving', s.serving ? 'yes' : 'no'], ['last report', s.lastReport || '-']], function (tr, pair) {
+        var th = document.createElement('th'); th.textContent = pair[0]; tr.appendChild(th); cell(tr, pair[1]);
+      });
+    });
+  }
+  function loadAll() {
+    say('');
+    return Promise.all([loadApps(), loadApp(), loadSegment(), loadSnowflake()]).catch(fail);
+  }
+  function fail(err) { say(err.message); }
+  function show() {
+    var on = !!sessionStorage.getItem(KEY);
+    $('login').classList.toggle('hidden', on);
+    $('main').classList.toggle('hidden', !on);
+    if (on) { loadAll(); }
+  }
+  function logout() { sessionStorage.removeItem(KEY); selectedApp = null; show(); }
+  $('login').addEventListener('submit', function (e) {
+    e.preventDefault();
+    sessionStorage.setItem(KEY, $('token').value.trim());
+    $('token').value = '';
+    show();
+  });
+  $('logout').addEventListener('click', logout);
+  $('reload').addEventListener('click', loadAll);
+  $('create').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var f = e.target.elements;
+    var body = { appId: Number(f.appId.value), appName: f.appName.value };
+    if (f.step.value) { body.step = Number(f.step.value); }
+    if (f.maxLimitId.value) { body.maxLimitId = f.maxLimitId.value; }
+    api('POST', '/admin/apps', body).then(function (app) { selectedApp = app.appId; e.target.reset(); return loadAll(); }).catch(fail);
+  });
+  $('refill').addEventListener('click', function () {
+    api('POST', '/admin/apps/' + selectedApp + '/refill').then(loadAll).catch(fail);
+  });
+  $('step-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    api('PATCH', '/admin/apps/' + selectedApp, { step: Number(e.target.elements.step.value) })
+      .then(function () { e.target.reset(); return loadAll(); }).catch(fail);
+  });
+  show();
+})();
+</script>
+</body>
+</html>
+`;

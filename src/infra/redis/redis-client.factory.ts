@@ -1,0 +1,64 @@
+import { Logger } from '@nestjs/common';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
+import { RedisConfig } from '../../config/redis-config';
+import { RedisClient } from './redis.tokens';
+
+/** Password, TLS and db of REDIS_URL, applied to Sentinel and Cluster connections too. */
+function urlOptions(url: string): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
+  const u = new URL(url);
+  const db = Number(u.pathname.replace(/^\//, '') || '0');
+  return {
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: Number.isInteger(db) ? db : 0,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+  };
+}
+
+/** Commands fail fast while Redis is away instead of queueing for ever. */
+const FAIL_FAST: RedisOptions = {
+  maxRetriesPerRequest: 1,
+  connectTimeout: 3000,
+  retryStrategy: (times) => Math.min(times * 100, 2000),
+};
+
+/** One ioredis client for the configured topology; errors are logged once per change. */
+export function createRedisClient(config: RedisConfig): RedisClient {
+  const topology = config.topology;
+  let client: RedisClient;
+  switch (topology.kind) {
+    case 'standalone':
+      client = new Redis(config.url, FAIL_FAST);
+      break;
+    case 'sentinel':
+      client = new Redis({ ...FAIL_FAST, ...urlOptions(config.url), sentinels: topology.sentinels, name: topology.name });
+      break;
+    case 'cluster': {
+      const { db: _db, ...auth } = urlOptions(config.url);
+      client = new Cluster(topology.nodes, {
+        // Requests for keys on several masters are grouped per node (queue-length sweeps).
+        enableAutoPipelining: true,
+        clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+        redisOptions: { ...FAIL_FAST, ...auth },
+      });
+      break;
+    }
+  }
+  logErrorChanges(client);
+  return client;
+}
+
+function logErrorChanges(client: RedisClient): void {
+  const logger = new Logger('Redis');
+  let lastError = '';
+  client.on('error', (err: Error) => {
+    // ioredis repeats the same error on every reconnect attempt: log changes only.
+    if (err.message !== lastError) {
+      lastError = err.message;
+      logger.warn(`redis error: ${err.message}`);
+    }
+  });
+  client.on('ready', () => {
+    lastError = '';
+  });
+}

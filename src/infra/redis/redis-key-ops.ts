@@ -1,0 +1,64 @@
+import { Cluster, Redis } from 'ioredis';
+import { RedisClient } from './redis.tokens';
+
+/**
+ * Multi-key operations that work on every topology. Keys of different lists hash to different
+ * Cluster slots, so nothing here sends two keys in one command or one pipeline on a Cluster.
+ */
+
+/** The servers a keyspace-wide SCAN must visit: every master of a Cluster, else the one server. */
+export function scanTargets(redis: RedisClient): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}
+
+/** Every key matching `pattern` (a SCAN glob), from every master. */
+export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const node of scanTargets(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
+  return found;
+}
+
+/** DEL of many keys: one command standalone, one per key (auto-pipelined) on a Cluster. */
+export async function deleteKeys(redis: RedisClient, keys: readonly string[]): Promise<number> {
+  if (keys.length === 0) {
+    return 0;
+  }
+  if (redis instanceof Cluster) {
+    const counts = await Promise.all(keys.map((key) => redis.del(key)));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+  return redis.del(...keys);
+}
+
+/** LLEN of many lists as `[error, length]` pairs, in order: one pipeline, or per key on a Cluster. */
+export async function lengthsOf(redis: RedisClient, keys: readonly string[]): Promise<Array<[Error | null, number]>> {
+  if (keys.length === 0) {
+    return [];
+  }
+  if (redis instanceof Cluster) {
+    return Promise.all(
+      keys.map((key) =>
+        redis.llen(key).then(
+          (len): [Error | null, number] => [null, len],
+          (err: unknown): [Error | null, number] => [err instanceof Error ? err : new Error(String(err)), 0],
+        ),
+      ),
+    );
+  }
+  const pipeline = redis.pipeline();
+  for (const key of keys) {
+    pipeline.llen(key);
+  }
+  const replies = (await pipeline.exec()) ?? [];
+  return keys.map((_, i): [Error | null, number] => {
+    const [err, len] = replies[i] ?? [new Error('no reply'), 0];
+    return [err, Number(len ?? 0)];
+  });
+}

@@ -1,0 +1,102 @@
+import { LoggerService } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import pino, { Logger as PinoLogger } from 'pino';
+import { AppConfig } from '../config/app-config';
+
+type Level = AppConfig['log']['level'];
+
+const PINO_LEVEL: Record<Level, pino.Level> = {
+  error: 'error',
+  warn: 'warn',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'trace',
+};
+
+/** One JSON line per entry on stdout: `{level, time, pid, hostname, context, reqId?, msg}`. */
+export function createRootLogger(level: Level, destination?: pino.DestinationStream): PinoLogger {
+  return pino(
+    {
+      level: PINO_LEVEL[level],
+      base: { pid: process.pid, service: 'shardleaf' },
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+}
+
+/**
+ * Nest's LoggerService over pino. A message may be an object (e.g. `{msg, reqId}`): its fields
+ * become JSON fields. The last string argument is Nest's context (the class name).
+ */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly root: PinoLogger) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    this.write('error', message, rest);
+  }
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, rest);
+  }
+
+  private write(level: pino.Level, message: unknown, rest: unknown[]): void {
+    if (!this.root.isLevelEnabled(level)) {
+      return;
+    }
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
+    const stack = level === 'error' && typeof rest[0] === 'string' && rest.length > 1 ? rest[0] : undefined;
+    const fields: Record<string, unknown> = { context };
+    if (stack !== undefined) {
+      fields.stack = stack;
+    }
+    if (message instanceof Error) {
+      this.root[level]({ ...fields, err: message }, message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      const { msg, ...more } = message as Record<string, unknown>;
+      this.root[level]({ ...fields, ...more }, typeof msg === 'string' ? msg : '');
+    } else {
+      this.root[level](fields, String(message));
+    }
+  }
+}
+
+/**
+ * Fastify's own logging on the same pino root: request ids from `x-request-id` (or a new UUID),
+ * and no per-request lines unless LOG_LEVEL is debug or verbose.
+ */
+export function fastifyLogOptions(level: Level, root: PinoLogger) {
+  return {
+    // Fastify logs each request at info: its logger starts at warn unless LOG_LEVEL is debug/verbose.
+    loggerInstance: level === 'debug' || level === 'verbose' ? root : root.child({}, { level: 'warn' }),
+    // Logged as `reqId`: the client's x-request-id when it is a plain token, else a new UUID.
+    requestIdHeader: false as const,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Answers every request with its id in `x-request-id`, to match client and server logs. */
+export function installRequestIdEcho(fastify: {
+  addHook(name: 'onRequest', hook: (req: { id: string }, reply: { header(k: string, v: string): unknown }, done: () => void) => void): unknown;
+}): void {
+  fastify.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    done();
+  });
+}

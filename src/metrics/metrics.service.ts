@@ -1,0 +1,120 @@
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { GeneratorState } from '../health/generator-state';
+import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
+import { AppRegistry } from '../queue-id/core/app-registry';
+import { QueueKeys } from '../queue-id/core/queue-keys';
+import { IdAllocRepository } from '../queue-id/id-alloc.repository';
+import { RefillMonitor } from '../queue-id/refill-monitor';
+import { SnowflakeClockWaits } from '../snowflake/clock-waits';
+import { SnowflakeService } from '../snowflake/snowflake.service';
+import { installHttpMetrics } from './http-metrics.hook';
+import { registerStateMetrics } from './state-metrics';
+
+/**
+ * The Prometheus registry of this app instance (not prom-client's global one, so several apps in
+ * one process keep apart). Counters are incremented in-process; gauges are read on scrape.
+ */
+@Injectable()
+export class MetricsService implements OnModuleInit, OnApplicationShutdown {
+  readonly register = new Registry();
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly registry: AppRegistry,
+    private readonly repo: IdAllocRepository,
+    private readonly refillMonitor: RefillMonitor,
+    private readonly generators: GeneratorState,
+    private readonly snowflake: SnowflakeService,
+    private readonly clockWaits: SnowflakeClockWaits,
+  ) {}
+
+  onModuleInit(): void {
+    const register = this.register;
+    collectDefaultMetrics({ register, prefix: 'shardleaf_' });
+    installHttpMetrics(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), {
+      requests: new Counter({
+        name: 'shardleaf_http_requests_total',
+        help: 'HTTP replies by method, route pattern and status',
+        labelNames: ['method', 'route', 'status'],
+        registers: [register],
+      }),
+      errors: new Counter({
+        name: 'shardleaf_http_errors_total',
+        help: 'Error replies by route pattern, status and error kind (e.g. QUEUE_EMPTY, SNOWFLAKE_CLOCK_BACKWARDS)',
+        labelNames: ['route', 'status', 'error'],
+        registers: [register],
+      }),
+      idsIssued: new Counter({
+        name: 'shardleaf_ids_issued_total',
+        help: 'IDs handed out, by generator (queue, segment, snowflake)',
+        labelNames: ['generator'],
+        registers: [register],
+      }),
+    });
+    const refills = new Counter({
+      name: 'shardleaf_queue_refills_total',
+      help: 'Segment allocations from id_alloc, by trigger (sweep/admin or on demand) and outcome',
+      labelNames: ['trigger', 'outcome'],
+      registers: [register],
+    });
+    const refillSeconds = new Histogram({
+      name: 'shardleaf_queue_refill_duration_seconds',
+      help: 'Time of a segment allocation from id_alloc (the MySQL transaction)',
+      labelNames: ['trigger'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [register],
+    });
+    this.unsubscribe = this.refillMonitor.subscribe((trigger, outcome, seconds) => {
+      refills.inc({ trigger, outcome });
+      refillSeconds.observe({ trigger }, seconds);
+    });
+    registerStateMetrics(register, {
+      redis: this.redis,
+      keys: new QueueKeys(this.config.redis.keyPrefix),
+      registry: this.registry,
+      repo: this.repo,
+      segment: () => (this.config.segment.enabled ? this.generators.segmentGenerator : null),
+      snowflake: () => ({
+        mode: this.config.snowflake.mode,
+        workerId: this.snowflake.workerId,
+        serving: this.snowflake.serving,
+      }),
+    });
+    const waits = this.clockWaits;
+    new Counter({
+      name: 'shardleaf_snowflake_clock_rollback_waits_total',
+      help: 'Clock rollbacks within SNOWFLAKE_CLOCK_TOLERANCE_MS waited out (refusals: shardleaf_http_errors_total{error="SNOWFLAKE_CLOCK_BACKWARDS"})',
+      registers: [register],
+      collect() {
+        this.reset();
+        this.inc(waits.count);
+      },
+    });
+    new Counter({
+      name: 'shardleaf_snowflake_clock_rollback_wait_seconds_total',
+      help: 'Time spent waiting out clock rollbacks',
+      registers: [register],
+      collect() {
+        this.reset();
+        this.inc(waits.totalMs / 1000);
+      },
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.register.contentType, body: await this.register.metrics() };
+  }
+}

@@ -1,0 +1,56 @@
+import { ErrorKind } from '../common/id-gen.error';
+
+const ADMIN = [ErrorKind.Unauthorized, ErrorKind.AdminDisabled, ErrorKind.BackendUnavailable];
+const BODY = [ErrorKind.BadInput, ErrorKind.PayloadTooLarge, ErrorKind.UnsupportedMediaType];
+
+/**
+ * The error kinds each route can answer, keyed `METHOD /path/{param}` as in the OpenAPI
+ * document. Every route may also answer METHOD_NOT_ALLOWED and INTERNAL (added for all).
+ */
+export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
+  'GET /api/id/{appId}': [
+    ErrorKind.BadInput,
+    ErrorKind.QueueNotInitialised,
+    ErrorKind.QueueAppNotFound,
+    ErrorKind.QueueShardNotFound,
+    ErrorKind.QueueEmpty,
+    ErrorKind.QueueExhausted,
+    ErrorKind.BackendUnavailable,
+  ],
+  'GET /api/segment/get/{key}': [
+    ErrorKind.BadInput,
+    ErrorKind.SegmentDisabled,
+    ErrorKind.SegmentNotInitialised,
+    ErrorKind.SegmentKeyNotFound,
+    ErrorKind.SegmentBothNotReady,
+    ErrorKind.BackendUnavailable,
+  ],
+  'GET /api/snowflake/get/{key}': [
+    ErrorKind.BadInput,
+    ErrorKind.SnowflakeDisabled,
+    ErrorKind.SnowflakeNotReady,
+    ErrorKind.SnowflakeLeaseLost,
+    ErrorKind.SnowflakeClockBackwards,
+    ErrorKind.SnowflakeTimeOverflow,
+  ],
+  'GET /api/snowflake/decode/{id}': [ErrorKind.BadInput],
+  'GET /api/snowflake/time': [],
+  'POST /admin/apps': [...ADMIN, ...BODY, ErrorKind.Conflict],
+  'GET /admin/apps': ADMIN,
+  'GET /admin/apps/{appId}': [...ADMIN, ErrorKind.BadInput, ErrorKind.NotFound],
+  'PATCH /admin/apps/{appId}': [...ADMIN, ...BODY, ErrorKind.NotFound],
+  'DELETE /admin/apps/{appId}': [...ADMIN, ErrorKind.BadInput, ErrorKind.NotFound],
+  'POST /admin/apps/{appId}/refill': [...ADMIN, ErrorKind.BadInput, ErrorKind.NotFound],
+  'POST /admin/segment/tags': [...ADMIN, ...BODY, ErrorKind.SegmentDisabled, ErrorKind.Conflict],
+  'GET /admin/segment/tags': [...ADMIN, ErrorKind.SegmentDisabled],
+  'GET /admin/segment/tags/{tag}': [...ADMIN, ErrorKind.BadInput, ErrorKind.SegmentDisabled, ErrorKind.NotFound],
+  'PATCH /admin/segment/tags/{tag}': [...ADMIN, ...BODY, ErrorKind.SegmentDisabled, ErrorKind.NotFound],
+  'DELETE /admin/segment/tags/{tag}': [...ADMIN, ErrorKind.BadInput, ErrorKind.SegmentDisabled, ErrorKind.NotFound],
+  'GET /admin/segment/cache': [...ADMIN, ErrorKind.SegmentDisabled],
+  'GET /admin/segment/db': [...ADMIN, ErrorKind.SegmentDisabled],
+  'GET /admin/snowflake': ADMIN,
+  'GET /health/live': [],
+  'GET /health/ready': [],
+  'GET /metrics': [ErrorKind.BackendUnavailable],
+  'GET /dashboard': [],
+};
