@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TEST_MYSQL_URL, TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
-import { TcpProxy } from './tcp-proxy';
+import { TcpProxy } from '../../support/tcp-proxy';
 import { SEGMENT_TEST_ENV, bufferView, expectIncreasing, pollUntil, sleep } from './segment-test-helpers';
 
 async function takeIds(app: NestFastifyApplication, tag: string, count: number): Promise<bigint[]> {
@@ -24,7 +24,7 @@ describe('segment IDs through a database outage', () => {
   beforeAll(async () => {
     env = await createTestEnv('segout');
     const server = new URL(TEST_MYSQL_URL);
-    proxy = await TcpProxy.start(server.hostname, Number(server.port || 3306));
+    proxy = await TcpProxy.start(Number(server.port || 3306), server.hostname);
     const url = new URL(env.env.DATABASE_URL);
     url.hostname = '127.0.0.1';
     url.port = String(proxy.port);

@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../../integration/snowflake/zookeeper-server';
+import { ManagedProcess } from './managed-process';
+
+const ROOT = join(__dirname, '..', '..', '..');
+/**
+ * A private build (other people's `nest build` empties dist/ while they work): under
+ * node_modules/.cache, so `require` still finds the project's node_modules.
+ */
+const OUT_DIR = join(ROOT, 'node_modules', '.cache', 'shardleaf-chaos');
+const MAIN = join(OUT_DIR, 'src', 'main.js');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Builds the service (tsc -p tsconfig.build.json, incremental) into the private build dir when a
+ * source file is newer than the last build.
+ */
+export function ensureBuilt(): void {
+  const info = join(OUT_DIR, 'tsbuildinfo');
+  const built = existsSync(MAIN) && existsSync(info) ? statSync(info).mtimeMs : 0;
+  if (Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'migrations'))) < built) {
+    return;
+  }
+  try {
+    execFileSync(
+      join(ROOT, 'node_modules', '.bin', 'tsc'),
+      ['-p', 'tsconfig.build.json', '--outDir', OUT_DIR, '--incremental', '--tsBuildInfoFile', join(OUT_DIR, 'tsbuildinfo')],
+      { cwd: ROOT, stdio: 'pipe' },
+    );
+  } catch (err) {
+    // tsc emits despite type errors in files being edited elsewhere; only a missing output is fatal.
+    if (!existsSync(MAIN)) {
+      throw err;
+    }
+  }
+}
+
+/**
+ * One shardleaf instance, `node <build>/src/main.js`, on a fixed loopback port (kept across
+ * restarts, so its snowflake identity ip:port stays the same).
+ */
+export class ServiceProcess {
+  readonly process: ManagedProcess;
+  /** False while the test has taken it out of the load balancer (about to kill it, or down). */
+  up = false;
+
+  private constructor(
+    readonly name: string,
+    readonly port: number,
+    private readonly baseEnv: Record<string, string>,
+  ) {
+    this.process = new ManagedProcess(name, process.execPath, [MAIN], {
+      ...baseEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SNOWFLAKE_IP: '127.0.0.1',
+    });
+  }
+
+  static async create(name: string, env: Record<string, string>): Promise<ServiceProcess> {
+    return new ServiceProcess(name, await freePort(), env);
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts it and waits until it answers HTTP. */
+  async start(extraEnv: Record<string, string> = {}): Promise<void> {
+    this.process.start(extraEnv);
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (!this.process.running) {
+        throw new Error(`${this.name} exited at start: ${this.process.log.slice(-3000)}`);
+      }
+      try {
+        await fetch(`${this.baseUrl}/api/snowflake/time`, { signal: AbortSignal.timeout(1000) });
+        this.up = true;
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+    }
+    throw new Error(`${this.name} did not answer HTTP within 60 s: ${this.process.log.slice(-3000)}`);
+  }
+
+  /** Starts it and expects the start to fail; resolves the exit code and output. */
+  async startRefused(extraEnv: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; log: string }> {
+    this.process.start(extraEnv);
+    const code = await this.process.exited(timeoutMs);
+    return { code, log: this.process.log };
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<number | null> {
+    this.up = false;
+    return this.process.stop(signal);
+  }
+}

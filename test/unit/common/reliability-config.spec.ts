@@ -1,0 +1,54 @@
+import { errorSpec } from '../../../src/common/error-catalog';
+import { ErrorKind } from '../../../src/common/id-gen.error';
+import { ConfigError } from '../../../src/config/config.error';
+import { loadConfig } from '../../../src/config/load-config';
+import { offsetClock } from '../../../src/snowflake/core/clock';
+
+describe('reliability settings', () => {
+  it('leave the failover protection and the test hooks off by default', () => {
+    const c = loadConfig({});
+    expect(c.queue.waitReplicas).toBe(0);
+    expect(c.queue.waitTimeoutMs).toBe(200);
+    expect(c.testHooks).toEqual({ refillDelayMs: 0, clockOffsetMs: 0 });
+  });
+
+  it('read REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS and the test hooks', () => {
+    const c = loadConfig({
+      REDIS_WAIT_REPLICAS: '2',
+      REDIS_WAIT_TIMEOUT_MS: '50',
+      TEST_REFILL_DELAY_MS: '1500',
+      TEST_CLOCK_OFFSET_MS: '-60000',
+    });
+    expect(c.queue).toMatchObject({ waitReplicas: 2, waitTimeoutMs: 50 });
+    expect(c.testHooks).toEqual({ refillDelayMs: 1500, clockOffsetMs: -60000 });
+  });
+
+  it.each([
+    ['REDIS_WAIT_REPLICAS', '-1'],
+    ['REDIS_WAIT_REPLICAS', 'one'],
+    ['REDIS_WAIT_TIMEOUT_MS', '0'],
+    ['TEST_REFILL_DELAY_MS', '1.5'],
+    ['TEST_CLOCK_OFFSET_MS', 'behind'],
+  ])('refuse %s=%j with a ConfigError naming it', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(name);
+  });
+
+  it('map the new errors to 503 with their own codes', () => {
+    expect(errorSpec(ErrorKind.QueueNotReplicated)).toEqual({ code: -6, status: 503 });
+    expect(errorSpec(ErrorKind.ShuttingDown)).toEqual({ code: -110, status: 503 });
+  });
+
+  it('shift the snowflake clock by the injected offset', () => {
+    const before = Date.now();
+    const now = offsetClock(-60_000).now();
+    expect(now).toBeLessThanOrEqual(Date.now() - 60_000);
+    expect(now).toBeGreaterThanOrEqual(before - 60_000);
+  });
+});
