@@ -1,0 +1,76 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { errorSpec } from '../../../src/common/error-catalog';
+import { ROUTE_ERRORS } from '../../../src/openapi/route-errors';
+import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+  security?: unknown[];
+}
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+describe('OpenAPI document', () => {
+  let env: TestEnv;
+  let app: NestFastifyApplication;
+  let doc: Document;
+
+  beforeAll(async () => {
+    env = await createTestEnv('openapi');
+    app = await startApp(env.config());
+    const res = await request(app, 'GET', '/docs-json', { token: null });
+    expect(res.status).toBe(200);
+    doc = res.json<Document>();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await env?.cleanup();
+  });
+
+  it('is a valid OpenAPI 3 document', async () => {
+    expect(doc.openapi).toMatch(/^3\./);
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  it('lists exactly the mapped routes, each one really served by Fastify', () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual(Object.keys(ROUTE_ERRORS).sort());
+    const fastify = app.getHttpAdapter().getInstance();
+    for (const operation of operations) {
+      const [method, path] = operation.split(' ');
+      const url = path.replace(/\{([^}]+)\}/g, ':$1');
+      expect({ operation, mapped: fastify.hasRoute({ method, url }) }).toEqual({ operation, mapped: true });
+    }
+  });
+
+  it('documents every error status of every route with the {code, error, message} schema', () => {
+    for (const [operation, kinds] of Object.entries(ROUTE_ERRORS)) {
+      const [method, path] = operation.split(' ');
+      const op = doc.paths[path][method.toLowerCase()];
+      for (const status of new Set([...kinds.map((k) => errorSpec(k).status), 405, 500])) {
+        const response = op.responses[String(status)];
+        expect({ operation, status, schema: response?.content?.['application/json']?.schema?.$ref }).toEqual({
+          operation,
+          status,
+          schema: '#/components/schemas/Error',
+        });
+      }
+      if (path.startsWith('/admin/')) {
+        expect(op.security).toEqual([{ admin: [] }]);
+      }
+    }
+  });
+
+  it('serves the UI at /docs', async () => {
+    const res = await request(app, 'GET', '/docs', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('swagger');
+    const bundle = await request(app, 'GET', '/docs/swagger-ui-bundle.js', { token: null });
+    expect(bundle.status).toBe(200);
+    expect(bundle.contentType).toContain('javascript');
+    expect((await request(app, 'GET', '/docs/..%2Fpackage.json', { token: null })).status).toBe(404);
+  });
+});

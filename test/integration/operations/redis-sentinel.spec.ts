@@ -1,0 +1,41 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import Redis from 'ioredis';
+import { OwnRedisSentinel, OwnRedisServer } from '../../support/redis-server';
+import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+
+describe('queue IDs through Redis Sentinel', () => {
+  let env: TestEnv;
+  let master: OwnRedisServer;
+  let sentinel: OwnRedisSentinel;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    env = await createTestEnv('rsentinel');
+    master = await OwnRedisServer.start();
+    sentinel = await OwnRedisSentinel.start(master, 'shardleaf-test');
+    app = await startApp(
+      env.config({ REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`, REDIS_SENTINEL_NAME: 'shardleaf-test' }),
+    );
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await sentinel?.destroy();
+    await master?.destroy();
+    await env?.cleanup();
+  });
+
+  it('finds the master through the sentinel and keeps the lists there', async () => {
+    expect((await request(app, 'GET', '/health/ready', { token: null })).status).toBe(200);
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 6, appName: 'sentinel', step: 100 } })).status).toBe(201);
+    const res = await request(app, 'GET', '/api/id/6?gatePass=alice&count=10', { token: null });
+    expect(res.status).toBe(200);
+    expect(new Set(res.json<{ ids: string[] }>().ids).size).toBe(10);
+    const direct = new Redis(master.port, '127.0.0.1');
+    try {
+      expect(await direct.llen(`${env.keyPrefix}idList_6_0`)).toBe(90);
+    } finally {
+      direct.disconnect();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import Fastify from 'fastify';
+import { Logger } from '@nestjs/common';
+import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from '../../../src/logging/pino-logger';
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  return { lines, stream: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } };
+}
+
+async function appAt(level: 'log' | 'debug') {
+  const { lines, stream } = capture();
+  const root = createRootLogger(level, stream);
+  const app = Fastify(fastifyLogOptions(level, root));
+  installRequestIdEcho(app);
+  app.get('/x', async () => 'ok');
+  await app.ready();
+  return { app, lines };
+}
+
+describe('structured logs', () => {
+  it('writes Nest log calls as JSON lines with level, context and extra fields', () => {
+    const { lines, stream } = capture();
+    const logger = new PinoNestLogger(createRootLogger('log', stream));
+    logger.log('ready', 'Boot');
+    logger.warn({ msg: 'backend failure: x', reqId: 'r-1' }, 'ErrorFilter');
+    logger.debug('hidden at the default level', 'Boot');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ level: 'info', msg: 'ready', context: 'Boot', service: 'shardleaf' });
+    expect(lines[1]).toMatchObject({ level: 'warn', msg: 'backend failure: x', reqId: 'r-1', context: 'ErrorFilter' });
+    expect(typeof lines[0].time).toBe('number');
+  });
+
+  it('logs nothing per request at the default level, and echoes the request id', async () => {
+    const { app, lines } = await appAt('log');
+    const res = await app.inject({ url: '/x', headers: { 'x-request-id': 'abc-123' } });
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    const fresh = await app.inject({ url: '/x', headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(String(fresh.headers['x-request-id'])).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines).toEqual([]);
+    await app.close();
+  });
+
+  it('logs each request with its reqId at debug', async () => {
+    const { app, lines } = await appAt('debug');
+    await app.inject({ url: '/x', headers: { 'x-request-id': 'req-42' } });
+    expect(lines.filter((l) => l.reqId === 'req-42').length).toBeGreaterThanOrEqual(2);
+    await app.close();
+  });
+
+  it('is what Nest Logger instances write to once installed', () => {
+    const { lines, stream } = capture();
+    Logger.overrideLogger(new PinoNestLogger(createRootLogger('log', stream)));
+    try {
+      new Logger('Ctx').log('via nest');
+    } finally {
+      Logger.overrideLogger(['error', 'warn', 'log']);
+    }
+    expect(lines[0]).toMatchObject({ msg: 'via nest', context: 'Ctx' });
+  });
+});
