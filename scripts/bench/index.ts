@@ -1,0 +1,68 @@
+/**
+ * `npm run bench [-- --quick] [--runs N] [--duration S] [--connections C] [--only queue,batch,segment,snowflake,refill] [--keep-db]`
+ *
+ * Builds dist/ if stale, (re)creates the bench database (BENCH_MYSQL_URL, default
+ * mysql://root@127.0.0.1:3306, database shardleaf_bench), then runs every case with the service and
+ * each ceiling as separate processes and autocannon as another, and prints one table. Redis keys
+ * live under a bench-only prefix and are deleted at the end.
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { queueBatchCase, queueSingleCase } from './cases/queue';
+import { refillCase } from './cases/refill';
+import { segmentCase } from './cases/segment';
+import { snowflakeCase } from './cases/snowflake';
+import { benchEnv, cleanRedis, dropDatabase, ensureBuild, recreateDatabase } from './lib/bench-env';
+import { parseOptions, wants } from './lib/options';
+import { Row, formatTable } from './lib/table';
+
+function log(s: string): void {
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}`);
+}
+
+async function main(): Promise<void> {
+  const opts = parseOptions(process.argv.slice(2));
+  const env = benchEnv();
+  const started = Date.now();
+  const loadBefore = loadavg()[0];
+  await ensureBuild(log);
+  await recreateDatabase(env);
+  const rows: Row[] = [];
+  try {
+    if (wants(opts, 'queue')) {
+      rows.push(...(await queueSingleCase(opts, env, log)));
+    }
+    if (wants(opts, 'batch')) {
+      rows.push(...(await queueBatchCase(opts, env, log)));
+    }
+    if (wants(opts, 'segment')) {
+      rows.push(...(await segmentCase(opts, env, log)));
+    }
+    if (wants(opts, 'snowflake')) {
+      rows.push(...(await snowflakeCase(opts, log)));
+    }
+    if (wants(opts, 'refill')) {
+      rows.push(...(await refillCase(opts, env, log)));
+    }
+  } finally {
+    const deleted = await cleanRedis(env);
+    log(`deleted ${deleted} Redis keys under ${env.keyPrefix}`);
+    if (!opts.keepDb) {
+      await dropDatabase(env);
+    }
+  }
+  const cpu = cpus();
+  console.log(
+    `\nshardleaf bench ${new Date().toISOString()} — ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
+      `${opts.runs} runs × ${opts.durationS} s, ${opts.connections} connections (median run shown); ` +
+      `load generator on the same cores; 1-min load average ${loadBefore.toFixed(2)} at start, ` +
+      `${loadavg()[0].toFixed(2)} at end\n`,
+  );
+  console.log(formatTable(rows));
+  console.log(`\n(${Math.round((Date.now() - started) / 1000)} s)`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});

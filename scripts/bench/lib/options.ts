@@ -1,0 +1,82 @@
+/** Command-line options of `npm run bench [-- --quick] [--runs N] [--duration S] [--only a,b]`. */
+export interface BenchOptions {
+  quick: boolean;
+  /** Measured runs per subject (the table shows the median). */
+  runs: number;
+  /** Seconds per measured HTTP run. */
+  durationS: number;
+  /** Seconds of the warm-up run (not measured) before the first measured run of a server. */
+  warmupS: number;
+  /** Concurrent HTTP connections of the load generator. */
+  connections: number;
+  /** IDs per in-process snowflake measurement. */
+  snowflakeIds: number;
+  /** Cases to run; empty = all. */
+  only: string[];
+  /** Keep the bench database afterwards. */
+  keepDb: boolean;
+  /** Directory for `--cpu-prof` profiles of the service processes (`--profile DIR`), or undefined. */
+  profileDir: string | undefined;
+}
+
+export const CASES = ['queue', 'batch', 'segment', 'snowflake', 'refill'] as const;
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const quick = argv.includes('--quick');
+  const opts: BenchOptions = {
+    quick,
+    runs: 3,
+    durationS: quick ? 2 : 8,
+    warmupS: quick ? 1 : 2,
+    connections: 64,
+    snowflakeIds: quick ? 1_000_000 : 4_000_000,
+    only: [],
+    keepDb: argv.includes('--keep-db'),
+    profileDir: undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i + 1];
+    switch (argv[i]) {
+      case '--runs':
+        opts.runs = positiveInt('--runs', value);
+        i++;
+        break;
+      case '--duration':
+        opts.durationS = positiveInt('--duration', value);
+        i++;
+        break;
+      case '--connections':
+        opts.connections = positiveInt('--connections', value);
+        i++;
+        break;
+      case '--profile':
+        opts.profileDir = value;
+        i++;
+        break;
+      case '--only':
+        opts.only = (value ?? '').split(',').filter((c) => c.length > 0);
+        for (const c of opts.only) {
+          if (!(CASES as readonly string[]).includes(c)) {
+            throw new Error(`--only: unknown case '${c}' (cases: ${CASES.join(', ')})`);
+          }
+        }
+        i++;
+        break;
+      default:
+        break;
+    }
+  }
+  return opts;
+}
+
+export function wants(opts: BenchOptions, name: (typeof CASES)[number]): boolean {
+  return opts.only.length === 0 || opts.only.includes(name);
+}
+
+function positiveInt(flag: string, raw: string | undefined): number {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new Error(`${flag} needs a positive integer, got '${raw ?? ''}'`);
+  }
+  return n;
+}

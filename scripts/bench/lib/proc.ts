@@ -1,0 +1,117 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+
+export const ROOT = `${__dirname}/../../..`;
+/** Runs a TypeScript file of scripts/bench in plain node (transpile-only: no type-check at start). */
+export const TS_NODE = ['-r', 'ts-node/register/transpile-only'];
+
+export interface ServerProc {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `node args…` with `env`, waits until it answers HTTP on `port` (any status). */
+export async function startServer(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  port: number,
+  timeoutMs = 60_000,
+): Promise<ServerProc> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: number | null = null;
+  child.once('exit', (code) => {
+    exited = code ?? -1;
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      return;
+    }
+    const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await done;
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited !== null) {
+      throw new Error(`${name} exited with ${String(exited)} before listening:\n${output}`);
+    }
+    if (await answers(port)) {
+      return { name, port, child, stop };
+    }
+    await sleep(100);
+  }
+  await stop();
+  throw new Error(`${name} did not listen on ${port} within ${timeoutMs} ms:\n${output}`);
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', method: 'GET', timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
+    req.end();
+  });
+}
+
+/** Runs `node args…` to completion and returns its stdout; throws with stderr on failure. */
+export function runNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<string> {
+  return runCommand(process.execPath, args, env, timeoutMs);
+}
+
+export function runCommand(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-8000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) {
+        resolve(out);
+      } else {
+        reject(new Error(`${cmd} ${args.join(' ')} failed (${code ?? signal}):\n${err}${out.slice(-2000)}`));
+      }
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,42 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BenchEnv, databaseUrl } from './bench-env';
+import { ROOT, ServerProc, TS_NODE, freePort, startServer } from './proc';
+
+/** The real service from dist/ on a free port, with the bench database and key prefix. */
+export async function startService(env: BenchEnv, profileDir?: string, extra: NodeJS.ProcessEnv = {}): Promise<ServerProc> {
+  const port = await freePort();
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  return startServer(
+    'shardleaf',
+    [...profile, join(ROOT, 'dist/src/main.js')],
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl(env),
+      REDIS_URL: env.redisUrl,
+      KEY_PREFIX: env.keyPrefix,
+      ADMIN_TOKEN: env.adminToken,
+      SNOWFLAKE_MODE: 'local',
+      SNOWFLAKE_WORKER_ID: '1',
+      SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
+      SNOWFLAKE_CACHE_DIR: mkdtempSync(join(tmpdir(), 'shardleaf-bench-')),
+      NODE_ENV: 'production',
+      ...extra,
+    },
+    port,
+  );
+}
+
+/** A ceiling server of scripts/bench/servers (TypeScript, transpiled at start). */
+export async function startCeiling(file: string, env: BenchEnv, profileDir?: string): Promise<ServerProc> {
+  const port = await freePort();
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  return startServer(
+    file,
+    [...profile, ...TS_NODE, join(ROOT, 'scripts/bench/servers', file)],
+    { PORT: String(port), REDIS_URL: env.redisUrl, KEY_PREFIX: env.keyPrefix, NODE_ENV: 'production' },
+    port,
+  );
+}

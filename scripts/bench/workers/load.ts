@@ -1,0 +1,42 @@
+/**
+ * The load generator, a process of its own: autocannon against one server, cycling through the
+ * given paths on every connection. Prints one JSON line with the figures the table needs.
+ * Usage: node -r ts-node/register/transpile-only load.ts '{"port":…,"paths":[…],"connections":…,"durationS":…}'
+ */
+import autocannon from 'autocannon';
+
+interface LoadSpec {
+  port: number;
+  paths: string[];
+  connections: number;
+  durationS: number;
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${spec.port}`,
+    connections: spec.connections,
+    duration: spec.durationS,
+    requests: spec.paths.map((path) => ({ method: 'GET' as const, path })),
+  });
+  const total = result.requests.total;
+  console.log(
+    JSON.stringify({
+      requests: total,
+      seconds: result.duration,
+      reqPerSec: total / result.duration,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      ok: result['2xx'],
+      non2xx: result.non2xx,
+      errors: result.errors,
+      timeouts: result.timeouts,
+    }),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
