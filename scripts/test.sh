@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test against real servers: makes sure Redis, MariaDB and ZooKeeper answer on
-# loopback (installing/starting them when missing, never stopping running ones), creates a test
+# loopback (installing/starting them when missing, never stopping running ones), installs Chromium
+# for the dashboard's browser test, creates a test
 # user that may create and drop the shardleaf_t_* databases, then type-check, lint and Jest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,11 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 ensure_redis
 ensure_mariadb
-if [ -f scripts/ci/ensure-zookeeper.sh ]; then bash scripts/ci/ensure-zookeeper.sh; fi
+bash scripts/ci/ensure-zookeeper.sh
+bash scripts/ci/ensure-chromium.sh
+# promtool (Debian's prometheus package) checks the /metrics output; the test falls back to a
+# line-format check without it, so a failed install is not fatal.
+command -v promtool >/dev/null 2>&1 || apt_install prometheus || log "promtool unavailable: metrics checked by the fallback parser"
 ensure_db_user 'shardleaf\_t\_%' shardleaf_test shardleaf_test
 export TEST_MYSQL_URL=${TEST_MYSQL_URL:-mysql://shardleaf_test:shardleaf_test@127.0.0.1:3306}
 export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/0}
