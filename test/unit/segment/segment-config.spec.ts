@@ -1,5 +1,5 @@
-import { ConfigError } from '../../../src/config/config.error';
 import { loadConfig } from '../../../src/config/load-config';
+import { expectConfigError } from '../../support/config-assert';
 
 describe('loadConfig: segment section', () => {
   it('defaults to Leaf: on, tag sync every 60 s, MAX_STEP 1,000,000', () => {
@@ -29,14 +29,7 @@ describe('loadConfig: segment section', () => {
     ['SEGMENT_MAX_STEP', '0'],
     ['SEGMENT_MAX_STEP', '1.5'],
     ['SEGMENT_LOAD_TIMEOUT_MS', '10'],
-  ])('refuses %s=%j with a message naming the variable', (name, value) => {
-    let error: unknown;
-    try {
-      loadConfig({ [name]: value });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).variable).toBe(name);
+  ])('refuses %s=%j with a ConfigError naming the variable', (name, value) => {
+    expectConfigError(name, value);
   });
 });
