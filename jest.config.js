@@ -1,4 +1,7 @@
-/** Two tiers: pure unit tests (no servers) and integration tests against real MariaDB/Redis/ZooKeeper. */
+/**
+ * Three tiers: pure unit tests (no servers), integration tests against real MariaDB/Redis/ZooKeeper,
+ * and the fault suite (its own servers and service processes; each test sets its own timeout).
+ */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 module.exports = {
   // Integration suites talk to real servers; no test asserts a timing.
@@ -27,7 +30,6 @@ module.exports = {
       testMatch: ['**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       setupFiles: ['reflect-metadata'],
-      testTimeout: 300000,
     },
   ],
 };
