@@ -1,26 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { readinessUntil } from '../../support/readiness';
+import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
 import { ZookeeperServer } from '../snowflake/zookeeper-server';
-
-interface Readiness {
-  status: string;
-  info?: Record<string, { status: string }>;
-  error?: Record<string, { status: string }>;
-}
-
-async function readinessUntil(app: NestFastifyApplication, status: number): Promise<Readiness> {
-  let last = '';
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const res = await request(app, 'GET', '/health/ready', { token: null });
-    if (res.status === status) {
-      return res.json<Readiness>();
-    }
-    last = `${res.status} ${res.body}`;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`readiness never answered ${status}; last: ${last}`);
-}
 
 describe('health: readiness in a ZooKeeper snowflake mode', () => {
   let env: TestEnv;

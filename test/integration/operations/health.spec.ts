@@ -1,27 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OwnRedisServer } from '../../support/redis-server';
+import { readinessUntil } from '../../support/readiness';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 import { TcpProxy } from '../../support/tcp-proxy';
-
-interface Readiness {
-  status: string;
-  info?: Record<string, unknown>;
-  error?: Record<string, { status: string; message?: string }>;
-}
-
-/** Polls readiness until it has the wanted HTTP status (reconnects take a moment). */
-async function readinessUntil(app: NestFastifyApplication, status: number): Promise<Readiness> {
-  let last = '';
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const res = await request(app, 'GET', '/health/ready', { token: null });
-    if (res.status === status) {
-      return res.json<Readiness>();
-    }
-    last = `${res.status} ${res.body}`;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`readiness never answered ${status}; last: ${last}`);
-}
 
 describe('health: liveness and readiness', () => {
   let env: TestEnv;
