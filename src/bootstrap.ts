@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { serveDirect } from './common/direct-routes';
 import { ErrorFilter, toErrorResponse } from './common/error.filter';
+import { installJsonBodyParser } from './common/json-body-parser';
 import { installShutdownGate } from './common/shutdown-gate';
 import { QUEUE_ID_DIRECT_ROUTE } from './queue-id/queue-id.controller';
 import { SEGMENT_DIRECT_ROUTE } from './segment/segment.controller';
@@ -36,11 +37,14 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // Structured JSON lines (pino); no per-request line unless LOG_LEVEL is debug or verbose.
     logger: new PinoNestLogger(rootLogger),
     bufferLogs: false,
+    // Fastify's JSON parser, with an empty body accepted (installJsonBodyParser), instead of Nest's.
+    bodyParser: false,
   });
   // Also receives Fastify's own errors (bad JSON, content type, body size): Nest routes them here.
   app.useGlobalFilters(new ErrorFilter());
   // The ID routes skip Nest's per-request pipeline (docs/performance.md); errors map as in ErrorFilter.
   serveDirect(app, [QUEUE_ID_DIRECT_ROUTE, SEGMENT_DIRECT_ROUTE, SNOWFLAKE_DIRECT_ROUTE]);
+  installJsonBodyParser(adapter.getInstance());
   installRequestIdEcho(adapter.getInstance());
   app.enableShutdownHooks();
   setupOpenApi(app);
