@@ -8,6 +8,8 @@ interface Strike {
   match: CommandMatcher;
   /** After the cut, new connections wait (their bytes buffered) until `restore`. */
   pauseAfterCut: boolean;
+  /** Also drop the replies to commands sent before the struck one and unanswered then (its pipeline). */
+  dropPipeline: boolean;
   resolve: (words: string[]) => void;
 }
 
@@ -44,9 +46,14 @@ export class FaultProxy {
    * Arms the fault for the next command matching `match`; resolves (with its words) once its
    * reply was dropped and the connection closed.
    */
-  strikeOnce(match: CommandMatcher, options: { pauseAfterCut?: boolean } = {}): Promise<string[]> {
+  strikeOnce(match: CommandMatcher, options: { pauseAfterCut?: boolean; dropPipeline?: boolean } = {}): Promise<string[]> {
     return new Promise((resolve) => {
-      this.strike = { match, pauseAfterCut: options.pauseAfterCut ?? false, resolve };
+      this.strike = {
+        match,
+        pauseAfterCut: options.pauseAfterCut ?? false,
+        dropPipeline: options.dropPipeline ?? false,
+        resolve,
+      };
     });
   }
 
@@ -106,12 +113,12 @@ export class FaultProxy {
     upstream.on('error', cut);
     client.on('close', () => upstream.destroy());
 
-    let fromClient = Buffer.alloc(0);
-    let fromServer = Buffer.alloc(0);
+    let fromClient: Buffer = Buffer.alloc(0);
+    let fromServer: Buffer = Buffer.alloc(0);
     let sent = 0;
     let replied = 0;
-    // The ordinal of the struck command on this connection, and the strike it belongs to.
-    let target: { ordinal: number; words: string[]; strike: Strike } | null = null;
+    // The ordinal of the struck command on this connection, the first reply dropped, the strike.
+    let target: { ordinal: number; dropFrom: number; words: string[]; strike: Strike } | null = null;
 
     const onClientData = (chunk: Buffer): void => {
       if (target) {
@@ -124,7 +131,8 @@ export class FaultProxy {
         upstream.write(fromClient.subarray(pos, value.end));
         pos = value.end;
         if (this.strike && this.strike.match(words)) {
-          target = { ordinal: sent, words, strike: this.strike };
+          const strike = this.strike;
+          target = { ordinal: sent, dropFrom: strike.dropPipeline ? replied : sent, words, strike };
           this.strike = null;
           sent++;
           return;
@@ -138,6 +146,7 @@ export class FaultProxy {
       // Only whole replies are passed on, so that the struck one can be held back.
       fromServer = fromServer.length ? Buffer.concat([fromServer, chunk]) : chunk;
       let pos = 0;
+      let deliver = 0;
       for (let value = readResp(fromServer, pos); value; value = readResp(fromServer, pos)) {
         if (target && replied === target.ordinal) {
           // The struck command's reply: dropped, and the connection cut (the replies before it
@@ -149,14 +158,18 @@ export class FaultProxy {
           upstream.removeAllListeners('close');
           upstream.on('close', () => this.sockets.delete(upstream));
           upstream.destroy();
-          client.end(fromServer.subarray(0, pos));
+          client.end(fromServer.subarray(0, deliver));
           strike.resolve(words);
           return;
         }
         pos = value.end;
+        if (!target || replied < target.dropFrom) {
+          deliver = pos;
+        }
         replied++;
       }
-      client.write(fromServer.subarray(0, pos));
+      // Replies held back (dropFrom..ordinal) are consumed and never delivered.
+      client.write(fromServer.subarray(0, deliver));
       fromServer = fromServer.subarray(pos);
     });
 
