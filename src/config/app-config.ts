@@ -44,8 +44,6 @@ export interface AppConfig {
     gatePassMaxLength: number;
     /** Largest step an app may have (a refill pushes `step` entries to Redis). */
     maxStep: number;
-    /** RPUSH chunk size of a refill. */
-    pushChunk: number;
     /** Replicas (Redis WAIT) that must confirm a pop before its IDs are returned; 0 = off. */
     waitReplicas: number;
     /** Timeout of that WAIT, ms; fewer confirmations drop the popped IDs (a gap) with a 503. */

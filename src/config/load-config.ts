@@ -69,7 +69,6 @@ export function loadConfig(rawEnv: Env): AppConfig {
       maxBatch: 1000,
       gatePassMaxLength: readInt(env, 'GATE_PASS_MAX_LENGTH', 256, 1, 4096),
       maxStep: 1_000_000,
-      pushChunk: 10_000,
       waitReplicas: readInt(env, 'REDIS_WAIT_REPLICAS', 0, 0, 64),
       waitTimeoutMs: readInt(env, 'REDIS_WAIT_TIMEOUT_MS', 200, 1, 60_000),
     },

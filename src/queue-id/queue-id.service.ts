@@ -66,12 +66,19 @@ export class QueueIdService {
     const out: bigint[] = [];
     let popped: Buffer[];
     try {
-      popped = await this.refill.popRaw(key, count);
+      // REDIS_WAIT_REPLICAS: the pop and its WAIT in one round trip on one connection.
+      popped = this.replicaAck.enabled
+        ? await this.replicaAck.popConfirmed(key, count)
+        : await this.refill.popRaw(key, count);
     } catch (err) {
       throw this.backendError(err);
     }
     let exhausted = this.accept(popped, shard, out, key);
+    // Pops of the on-demand refill below are confirmed at the end, on the connection of this epoch.
+    const demandEpoch = out.length < count && this.replicaAck.enabled ? this.replicaAck.epochNow : 0;
+    let demanded = false;
     for (let attempt = 0; out.length < count && !exhausted && attempt < RETRY_TIME; attempt++) {
+      demanded = true;
       const result = await this.guardBackend(() => this.refill.takeOnDemand(appId, shardId, count - out.length));
       if (result.status === 'missing') {
         throw new IdGenError(ErrorKind.QueueShardNotFound, `appId ${appId} has no shard ${shardId} any more`);
@@ -80,8 +87,8 @@ export class QueueIdService {
     }
     if (out.length === count) {
       // REDIS_WAIT_REPLICAS: unconfirmed pops are dropped (a gap), never returned.
-      if (this.replicaAck.enabled) {
-        await this.guardBackend(() => this.replicaAck.confirm(key));
+      if (demanded && this.replicaAck.enabled) {
+        await this.guardBackend(() => this.replicaAck.confirm(key, demandEpoch));
       }
       return out;
     }

@@ -6,9 +6,10 @@ import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { AppRegistry } from './core/app-registry';
 import { QueueKeys } from './core/queue-keys';
-import { indexChunks, needsRefill } from './core/refill-policy';
+import { needsRefill } from './core/refill-policy';
 import { AllocationResult, IdAllocRepository } from './id-alloc.repository';
 import { RefillMonitor, RefillTrigger } from './refill-monitor';
+import { pushRange } from './segment-push';
 
 /** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
 const LOCK_WAIT_RETRIES = 40;
@@ -104,11 +105,9 @@ export class QueueRefillService {
         }
         const { from, to } = allocation.segment;
         await this.testDelay(listKey, from, to);
-        // From here the indexes are ours alone: a crash before the push only leaves a gap.
-        for (const chunk of indexChunks(from, to, this.config.queue.pushChunk)) {
-          await this.redis.rpush(listKey, ...chunk);
-        }
-        const pushed = Number(to - from + 1n);
+        // From here the indexes are ours alone: a crash before the push only leaves a gap, and
+        // the push runs at most once (segment-push.ts), whatever the Redis client resends.
+        const pushed = await this.push(appId, shardId, from, to);
         this.logger.debug(`refilled ${listKey} with ${from}..${to}`);
         return { status: 'refilled', pushed };
       },
@@ -145,9 +144,7 @@ export class QueueRefillService {
         indexes.push(i.toString());
       }
       if (lastTaken < to) {
-        for (const chunk of indexChunks(lastTaken + 1n, to, this.config.queue.pushChunk)) {
-          await this.redis.rpush(listKey, ...chunk);
-        }
+        await this.push(appId, shardId, lastTaken + 1n, to);
       }
       return { status: indexes.length >= wanted ? 'taken' : 'exhausted', indexes };
     };
@@ -157,6 +154,20 @@ export class QueueRefillService {
       take,
     );
     return outcome.acquired ? outcome.value : take();
+  }
+
+  /**
+   * Pushes from..to once (segment-push.ts); returns how many were pushed. A refused push (the
+   * list's marker already at or past `from`) leaves the segment as a gap.
+   */
+  private async push(appId: number, shardId: number, from: bigint, to: bigint): Promise<number> {
+    const listKey = this.keys.list(appId, shardId);
+    const outcome = await pushRange(this.redis, listKey, this.keys.pushMark(appId, shardId), from, to);
+    if (outcome.refusedAt) {
+      const { from: gapFrom, mark } = outcome.refusedAt;
+      this.logger.warn(`push of ${gapFrom}..${to} to ${listKey} refused (already pushed up to ${mark}): left as a gap`);
+    }
+    return outcome.pushed;
   }
 
   /** TEST_REFILL_DELAY_MS (chaos tests only): widens the window between allocation and push. */

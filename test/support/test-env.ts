@@ -87,15 +87,18 @@ export async function createTestEnv(name: string): Promise<TestEnv> {
 }
 
 export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) {
-      await redis.del(...keys);
-    }
-  } while (cursor !== '0');
+  const escaped = prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+  // Also the lists' "pushed up to" markers, `{<list>}:pushed` (QueueKeys.pushMark).
+  for (const pattern of [`${escaped}*`, `{${escaped}*`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) {
+        await redis.del(...keys);
+      }
+    } while (cursor !== '0');
+  }
 }
 
 /** A started (initialised, not listening) app; requests go through Fastify's inject. */

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { RedisConfig } from '../../config/redis-config';
 import { RedisClient } from './redis.tokens';
+import { rejectUnansweredOnClose } from './unanswered-commands';
 
 /** Password, TLS and db of REDIS_URL, applied to Sentinel and Cluster connections too. */
 function urlOptions(url: string): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
@@ -15,11 +16,17 @@ function urlOptions(url: string): Pick<RedisOptions, 'username' | 'password' | '
   };
 }
 
-/** Commands fail fast while Redis is away instead of queueing for ever. */
+/**
+ * Commands fail fast while Redis is away instead of queueing for ever, and a command sent before a
+ * connection dropped is never sent again after the reconnect (it may have run: a second RPUSH
+ * would queue indexes twice, a second WAIT would measure another server); see
+ * unanswered-commands.ts. Commands not yet sent (the offline queue) still go out after it.
+ */
 const FAIL_FAST: RedisOptions = {
   maxRetriesPerRequest: 1,
   connectTimeout: 3000,
   retryStrategy: (times) => Math.min(times * 100, 2000),
+  autoResendUnfulfilledCommands: false,
 };
 
 /** One ioredis client for the configured topology; errors are logged once per change. */
@@ -39,11 +46,15 @@ export function createRedisClient(config: RedisConfig): RedisClient {
         // Requests for keys on several masters are grouped per node (queue-length sweeps).
         enableAutoPipelining: true,
         clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+        // A command failing with "Connection is closed." is otherwise sent again to another node
+        // (single commands and whole pipelines) although the lost node may have run it.
+        retryDelayOnFailover: 0,
         redisOptions: { ...FAIL_FAST, ...auth },
       });
       break;
     }
   }
+  rejectUnansweredOnClose(client);
   logErrorChanges(client);
   return client;
 }

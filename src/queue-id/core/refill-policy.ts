@@ -43,18 +43,3 @@ export function planSegment(currentMaxId: bigint, step: number, maxIndex: bigint
 export function unallocated(currentMaxId: bigint, maxIndex: bigint): bigint {
   return maxIndex > currentMaxId ? maxIndex - currentMaxId : 0n;
 }
-
-/** Splits `from..to` into chunks of decimal strings for RPUSH. */
-export function* indexChunks(from: bigint, to: bigint, chunkSize: number): Generator<string[]> {
-  let chunk: string[] = [];
-  for (let i = from; i <= to; i++) {
-    chunk.push(i.toString());
-    if (chunk.length === chunkSize) {
-      yield chunk;
-      chunk = [];
-    }
-  }
-  if (chunk.length > 0) {
-    yield chunk;
-  }
-}

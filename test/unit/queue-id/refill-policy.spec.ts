@@ -1,4 +1,4 @@
-import { indexChunks, needsRefill, planSegment, unallocated } from '../../../src/queue-id/core/refill-policy';
+import { needsRefill, planSegment, unallocated } from '../../../src/queue-id/core/refill-policy';
 
 describe('needsRefill (IDLE = 0.2)', () => {
   it('refills at or below 0.2 * step and not above', () => {
@@ -31,15 +31,10 @@ describe('planSegment', () => {
   });
 });
 
-describe('unallocated and indexChunks', () => {
+describe('unallocated', () => {
   it('counts what the DB can still hand out', () => {
     expect(unallocated(990n, 1000n)).toBe(10n);
     expect(unallocated(1000n, 1000n)).toBe(0n);
     expect(unallocated(5n, -1n)).toBe(0n);
-  });
-
-  it('splits a range into RPUSH chunks of decimal strings', () => {
-    const chunks = [...indexChunks(9007199254740991n, 9007199254740995n, 2)];
-    expect(chunks).toEqual([['9007199254740991', '9007199254740992'], ['9007199254740993', '9007199254740994'], ['9007199254740995']]);
   });
 });

@@ -1,0 +1,85 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import Redis from 'ioredis';
+import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { FaultProxy } from '../../support/fault-proxy';
+import { OwnRedisCluster } from '../../support/redis-server';
+import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+
+/**
+ * Issue "Never twice", item 1 on a Redis Cluster: ioredis's Cluster client retries a command that
+ * failed with "Connection is closed." on another node connection, although the lost one may have
+ * run it. One master announces a FaultProxy's port (cluster-announce-port), so the service's
+ * connection to it runs through the proxy, which drops the reply of a refill push and cuts.
+ */
+describe('refill push whose reply is lost, on a Redis Cluster', () => {
+  let env: TestEnv;
+  let cluster: OwnRedisCluster;
+  let proxy: FaultProxy;
+  let master: Redis;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    env = await createTestEnv('resendcl');
+    cluster = await OwnRedisCluster.start(3);
+    const node = cluster.servers[0];
+    proxy = await FaultProxy.start(node.port);
+    master = new Redis(node.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+    await master.config('SET', 'cluster-announce-bus-port', String(node.port + 10000));
+    await master.config('SET', 'cluster-announce-port', String(proxy.port));
+    // Every master tells the proxy's port for the proxied master's slots.
+    for (const other of cluster.servers) {
+      const client = new Redis(other.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+      try {
+        for (let i = 0; !JSON.stringify(await client.cluster('SLOTS')).includes(String(proxy.port)); i++) {
+          if (i > 200) {
+            throw new Error('cluster-announce-port did not spread');
+          }
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        client.disconnect();
+      }
+    }
+    app = await startApp(env.config({ REDIS_CLUSTER_NODES: `127.0.0.1:${proxy.port}` }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    master?.disconnect();
+    await proxy?.close();
+    await cluster?.destroy();
+    await env?.cleanup();
+  });
+
+  it('a push answered by no reply is not sent again: each queued index once', async () => {
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 43, appName: 'resend-cl', step: 100 } })).status).toBe(201);
+    // A shard whose list lives on the proxied master.
+    let shard = 0;
+    while (!(await ownsSlot(shard))) {
+      shard++;
+    }
+    const list = `${env.keyPrefix}idList_43_${shard}`;
+    const struck = proxy.strikeOnce(
+      (w) => (w[0] === 'RPUSH' && w[1] === list) || (['EVAL', 'EVALSHA'].includes(w[0]) && w[3] === list),
+    );
+    const refill = app.get(QueueRefillService);
+    await refill.refillShard(43, shard, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
+    await struck;
+    // Anything retried has run once the next command for that node has its reply.
+    await refill.refillShard(43, shard, { skipIfAtLeast: 1000, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
+    const queued = await master.lrange(list, 0, -1);
+    expect(queued.length).toBeGreaterThan(0);
+    expect(queued.length - new Set(queued).size).toBe(0);
+    const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 43 AND shard_id = ?', [shard])) as Array<{ max_id: string }>;
+    expect(queued.length).toBeLessThanOrEqual(Number(rows[0].max_id));
+
+    async function ownsSlot(s: number): Promise<boolean> {
+      try {
+        await master.exists(`${env.keyPrefix}idList_43_${s}`);
+        return true;
+      } catch {
+        return false; // MOVED: another master's slot
+      }
+    }
+  });
+});
