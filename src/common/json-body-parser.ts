@@ -15,6 +15,6 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
 }
