@@ -14,6 +14,15 @@ export class QueueKeys {
     return `${this.prefix}lock_${appId}_${shardId}`;
   }
 
+  /**
+   * "Pushed up to" marker of a list: the highest index ever pushed to it (or retired with its
+   * app). In the list's Cluster slot: the list's own hash tag when it has one, else the list name.
+   */
+  pushMark(appId: number, shardId: number): string {
+    const list = this.list(appId, shardId);
+    return /\{[^}]+\}/.test(list) ? `${list}:pushed` : `{${list}}:pushed`;
+  }
+
   /** Lock of the instance that cleans up lists of removed apps. */
   reloadLock(): string {
     return `${this.prefix}lock_reload`;
