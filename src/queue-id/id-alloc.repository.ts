@@ -270,7 +270,11 @@ export class IdAllocRepository {
 
   /** The app's tombstones (empty for an app never deleted). */
   async findRetired(appId: number): Promise<RetiredShard[]> {
-    return this.retiredIn(this.dataSource.manager, appId, false);
+    try {
+      return await this.retiredIn(this.dataSource.manager, appId, false);
+    } catch (err) {
+      throw isMissingRetiredTable(err) ? retiredTableMissing(`read the tombstones of app ${appId}`) : err;
+    }
   }
 
   /**
@@ -278,11 +282,21 @@ export class IdAllocRepository {
    * database's admin API deleted and did not re-create. One statement, one snapshot.
    */
   async findRetiredWithoutRow(): Promise<RetiredShard[]> {
-    const rows: Array<{ app_id: number | string; shard_id: number | string; max_id: string }> = await this.dataSource.query(
-      `SELECT r.app_id, r.shard_id, r.max_id FROM id_alloc_retired r
-       LEFT JOIN id_alloc a ON a.app_id = r.app_id AND a.shard_id = r.shard_id
-       WHERE a.app_id IS NULL ORDER BY r.app_id, r.shard_id`,
-    );
+    let rows: Array<{ app_id: number | string; shard_id: number | string; max_id: string }>;
+    try {
+      rows = await this.dataSource.query(
+        `SELECT r.app_id, r.shard_id, r.max_id FROM id_alloc_retired r
+         LEFT JOIN id_alloc a ON a.app_id = r.app_id AND a.shard_id = r.shard_id
+         WHERE a.app_id IS NULL ORDER BY r.app_id, r.shard_id`,
+      );
+    } catch (err) {
+      if (!isMissingRetiredTable(err)) {
+        throw err;
+      }
+      // Migrations not run: nothing is known to be retired, so nothing is cleaned up.
+      this.logger.warn('table id_alloc_retired is missing (migrations not run?): no Redis list is cleaned up');
+      return [];
+    }
     return rows.map(toRetired);
   }
 
@@ -305,18 +319,11 @@ export class IdAllocRepository {
       try {
         return await this.dataSource.transaction('REPEATABLE READ', work);
       } catch (err) {
-        const errno = errnoOf(err);
-        if (errno === ER_LOCK_DEADLOCK && attempt < DEADLOCK_ATTEMPTS) {
+        if (errnoOf(err) === ER_LOCK_DEADLOCK && attempt < DEADLOCK_ATTEMPTS) {
           this.logger.warn(`${what}: deadlock victim, retrying (attempt ${attempt + 1} of ${DEADLOCK_ATTEMPTS})`);
           continue;
         }
-        if (errno === ER_NO_SUCH_TABLE && /id_alloc_retired/.test((err as Error).message)) {
-          throw new IdGenError(
-            ErrorKind.Internal,
-            `cannot ${what}: table id_alloc_retired is missing; run the migrations (DB_MIGRATIONS_RUN=true) first`,
-          );
-        }
-        throw err;
+        throw isMissingRetiredTable(err) ? retiredTableMissing(what) : err;
       }
     }
   }
@@ -329,6 +336,17 @@ export class IdAllocRepository {
 
 function isMissingProcedure(err: unknown): boolean {
   return errnoOf(err) === ER_SP_DOES_NOT_EXIST;
+}
+
+function retiredTableMissing(what: string): IdGenError {
+  return new IdGenError(
+    ErrorKind.Internal,
+    `cannot ${what}: table id_alloc_retired is missing; run the migrations (DB_MIGRATIONS_RUN=true) first`,
+  );
+}
+
+function isMissingRetiredTable(err: unknown): boolean {
+  return errnoOf(err) === ER_NO_SUCH_TABLE && err instanceof Error && err.message.includes('id_alloc_retired');
 }
 
 /** The MySQL error number of a driver error or of TypeORM's wrapper around one. */

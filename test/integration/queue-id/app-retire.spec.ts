@@ -179,4 +179,20 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       expect(await env.redis.exists(list(8, 3))).toBe(1);
     });
   });
+
+  describe('without the id_alloc_retired table (DB_MIGRATIONS_RUN=false on an unmigrated database)', () => {
+    beforeAll(async () => {
+      await env.sql('DROP TABLE id_alloc_retired');
+    });
+
+    it('refuses to delete or create an app rather than forget what it issued, and cleans up nothing', async () => {
+      const refused = expectError(await request(app, 'DELETE', '/admin/apps/9'), 500, -500);
+      expect(refused.message).toContain('id_alloc_retired');
+      expect(await maxIds('id_alloc', 9)).toHaveLength(64);
+      const create = expectError(await request(app, 'POST', '/admin/apps', { body: { appId: 11, appName: 'eleven' } }), 500, -500);
+      expect(create.message).toContain('run the migrations');
+      expect(await app.get(QueueConfigService).reloadAndCleanUp()).toEqual({ deletedLists: 0 });
+      expect(await listKeysOf(42)).toHaveLength(64);
+    });
+  });
 });
