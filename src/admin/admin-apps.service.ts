@@ -147,6 +147,10 @@ export class AdminAppsService {
    */
   async remove(appId: number): Promise<RemovedApp> {
     const { deletedRows, retired } = await this.repo.retireApp(appId);
+    if (deletedRows > 0) {
+      // This instance stops serving the app at once, even if the Redis step below fails.
+      await this.queueConfig.reload();
+    }
     // Also on a resent DELETE (nothing left to delete): the first one's Redis step may have failed.
     const deletedLists = await this.queueConfig.retireLists(retired);
     if (deletedRows === 0) {
@@ -157,7 +161,6 @@ export class AdminAppsService {
           : `appId ${appId} does not exist`,
       );
     }
-    await this.queueConfig.reload();
     const retiredMaxId = retired.reduce((max, r) => (r.maxId > max ? r.maxId : max), 0n);
     return { appId, deletedRows, deletedLists, retiredMaxId: retiredMaxId.toString() };
   }

@@ -180,6 +180,21 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
     });
   });
 
+  describe('a delete whose Redis step failed after its commit', () => {
+    it('is finished by a resent DELETE too (404, lists deleted, markers raised)', async () => {
+      expect((await request(app, 'POST', '/admin/apps', { body: { appId: 12, appName: 'twelve', step: 20 } })).status).toBe(201);
+      expect((await request(app, 'POST', '/admin/apps/12/refill')).json()).toMatchObject({ refilled: 64 });
+      await env.sql(
+        'INSERT INTO id_alloc_retired (app_id, shard_id, max_id) SELECT app_id, shard_id, max_id FROM id_alloc WHERE app_id = 12',
+      );
+      await env.sql('DELETE FROM id_alloc WHERE app_id = 12');
+      const resent = expectError(await request(app, 'DELETE', '/admin/apps/12'), 404, -106);
+      expect(resent.message).toContain('was deleted');
+      expect(await listKeysOf(12)).toEqual([]);
+      expect(await env.redis.get(mark(12, 5))).toBe('20');
+    });
+  });
+
   describe('without the id_alloc_retired table (DB_MIGRATIONS_RUN=false on an unmigrated database)', () => {
     beforeAll(async () => {
       await env.sql('DROP TABLE id_alloc_retired');
