@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { parseIntParam } from '../common/input';
 import { MAX_APP_ID } from '../queue-id/core/queue-id-layout';
 import { parseCreateApp, parsePatchApp } from './admin-apps.input';
-import { AdminAppsService, AppDetail, AppSummary } from './admin-apps.service';
+import { AdminAppsService, AppDetail, AppSummary, CreatedApp, RemovedApp } from './admin-apps.service';
 import { AdminTokenGuard } from './admin-token.guard';
 
 /** Queue-ID apps: the seed's alloc_initData and everything an operator needs around it. */
@@ -18,7 +18,7 @@ export class AdminAppsController {
   ) {}
 
   @Post()
-  async create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppDetail> {
+  async create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<CreatedApp> {
     const { created, app } = await this.service.create(parseCreateApp(body, this.config.queue.maxStep));
     reply.status(created ? 201 : 200);
     return app;
@@ -37,11 +37,11 @@ export class AdminAppsController {
   @Patch(':appId')
   update(@Param('appId') appId: string, @Body() body: unknown): Promise<AppDetail> {
     const id = parseAppId(appId);
-    return this.service.update(id, parsePatchApp(body, this.config.queue.maxStep));
+    return this.service.update(id, parsePatchApp(body, this.config.queue.maxStep, id));
   }
 
   @Delete(':appId')
-  remove(@Param('appId') appId: string): Promise<{ appId: number; deletedRows: number; deletedLists: number }> {
+  remove(@Param('appId') appId: string): Promise<RemovedApp> {
     return this.service.remove(parseAppId(appId));
   }
 

@@ -40,6 +40,23 @@ export interface AppDetail extends AppSummary {
   shards: ShardView[];
 }
 
+/** `POST /admin/apps`: the app, and whether its shards resumed above a deleted app's indexes. */
+export interface CreatedApp extends AppDetail {
+  /**
+   * Shards that started from a tombstone of an earlier delete of this appId (max_id = the
+   * highest index the deleted app had allocated there) instead of 0. 0 for a new appId.
+   */
+  resumedShards: number;
+}
+
+export interface RemovedApp {
+  appId: number;
+  deletedRows: number;
+  deletedLists: number;
+  /** Highest index the deleted app ever allocated on any shard; a re-create resumes above it. */
+  retiredMaxId: string;
+}
+
 /** The admin use cases over id_alloc and the Redis lists. */
 @Injectable()
 export class AdminAppsService {
@@ -55,8 +72,12 @@ export class AdminAppsService {
     this.keys = new QueueKeys(config.redis.keyPrefix);
   }
 
-  /** Creates the 64 shard rows; idempotent for the same settings, 409 for different ones. */
-  async create(app: NewApp): Promise<{ created: boolean; app: AppDetail }> {
+  /**
+   * Creates the 64 shard rows; idempotent for the same settings, 409 for different ones. An appId
+   * deleted before resumes on each shard above everything it ever allocated (id_alloc_retired),
+   * so re-creating an app never reissues its IDs.
+   */
+  async create(app: NewApp): Promise<{ created: boolean; app: CreatedApp }> {
     const existing = await this.repo.findApp(app.appId);
     const conflict = existing.find(
       (r) =>
@@ -72,9 +93,14 @@ export class AdminAppsService {
           `maxLimitId ${conflict.maxLimitId}); use PATCH to change them`,
       );
     }
-    const { rows, inserted } = await this.repo.createApp(app, SHARD_COUNT);
+    if (existing.length === 0) {
+      // A re-create: repeat the delete's Redis step first, in case it failed after its commit,
+      // so the new app starts on empty lists with raised markers.
+      await this.queueConfig.retireLists(await this.repo.findRetired(app.appId));
+    }
+    const { rows, inserted, resumed } = await this.repo.createApp(app, SHARD_COUNT);
     await this.queueConfig.reload();
-    return { created: inserted > 0, app: await this.detail(rows) };
+    return { created: inserted > 0, app: { ...(await this.detail(rows)), resumedShards: resumed.length } };
   }
 
   async list(): Promise<AppSummary[]> {
@@ -113,15 +139,30 @@ export class AdminAppsService {
     return this.detail(rows);
   }
 
-  async remove(appId: number): Promise<{ appId: number; deletedRows: number; deletedLists: number }> {
-    const rows = await this.requireApp(appId);
-    const deletedRows = await this.repo.deleteApp(appId);
-    const deletedLists = await this.queueConfig.deleteAppLists(
-      appId,
-      rows.map((r) => r.shardId),
-    );
-    await this.queueConfig.reload();
-    return { appId, deletedRows, deletedLists };
+  /**
+   * Deletes the app: its rows go and each shard's max_id is kept as a tombstone (one DB
+   * transaction), then each list is deleted and its "pushed up to" marker raised to the
+   * tombstone, so a refill of the old app still in flight cannot push into a re-created app's
+   * list. If the Redis step fails after the commit, the reload (or a resent DELETE) repeats it.
+   */
+  async remove(appId: number): Promise<RemovedApp> {
+    const { deletedRows, retired } = await this.repo.retireApp(appId);
+    if (deletedRows > 0) {
+      // This instance stops serving the app at once, even if the Redis step below fails.
+      await this.queueConfig.reload();
+    }
+    // Also on a resent DELETE (nothing left to delete): the first one's Redis step may have failed.
+    const deletedLists = await this.queueConfig.retireLists(retired);
+    if (deletedRows === 0) {
+      throw new IdGenError(
+        ErrorKind.NotFound,
+        retired.length > 0
+          ? `appId ${appId} does not exist (it was deleted; POST /admin/apps re-creates it above its old IDs)`
+          : `appId ${appId} does not exist`,
+      );
+    }
+    const retiredMaxId = retired.reduce((max, r) => (r.maxId > max ? r.maxId : max), 0n);
+    return { appId, deletedRows, deletedLists, retiredMaxId: retiredMaxId.toString() };
   }
 
   /** Pushes one more segment to every shard of the app, whatever its list length. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { INDEX_SHIFT, MAX_INDEX, lowBits, maxIndexFor } from './core/queue-id-layout';
 import { SegmentPlan, planSegment } from './core/refill-policy';
 import { IdAllocEntity } from './id-alloc.entity';
@@ -25,6 +26,12 @@ export interface AllocationResult {
 
 /** MySQL/MariaDB: PROCEDURE … does not exist. */
 const ER_SP_DOES_NOT_EXIST = 1305;
+/** MySQL/MariaDB: Table … doesn't exist. */
+const ER_NO_SUCH_TABLE = 1146;
+/** MySQL/MariaDB: Deadlock found when trying to get lock; the whole transaction was rolled back. */
+const ER_LOCK_DEADLOCK = 1213;
+/** Attempts of an admin transaction that InnoDB chose as a deadlock victim (a rolled-back try changed nothing). */
+const DEADLOCK_ATTEMPTS = 5;
 
 /** The one row `shardleaf_id_alloc_next` selects (BIGINTs as decimal strings). */
 interface ProcedureRow {
@@ -41,6 +48,13 @@ export interface NewApp {
   step: number;
   maxLimitId: bigint;
   description: string | null;
+}
+
+/** A shard of a deleted app and the highest index ever allocated to it (`id_alloc_retired`). */
+export interface RetiredShard {
+  appId: number;
+  shardId: number;
+  maxId: bigint;
 }
 
 export interface AppPatch {
@@ -160,22 +174,41 @@ export class IdAllocRepository {
 
   /**
    * Inserts the app's missing shard rows (seed's alloc_initData: max_id 0, so the first index is
-   * 1). Returns the rows as they stand afterwards and how many were inserted.
+   * 1), except that a shard retired by an earlier delete starts at its retired max_id: a
+   * re-created app resumes above every index it ever allocated. One transaction that first locks
+   * the app's id_alloc rows (or, when there are none, the gap where they would go) and then reads
+   * the tombstones with a locking read: a concurrent delete either committed before (its tombstone
+   * is read) or waits for this insert. Returns the rows as they stand afterwards, how many were
+   * inserted and the tombstones the new rows started from.
    */
-  async createApp(app: NewApp, shardCount: number): Promise<{ rows: IdAllocRow[]; inserted: number }> {
-    return this.dataSource.transaction(async (em) => {
+  async createApp(
+    app: NewApp,
+    shardCount: number,
+  ): Promise<{ rows: IdAllocRow[]; inserted: number; resumed: RetiredShard[] }> {
+    return this.adminTransaction('create the app', async (em) => {
+      await em.query('SELECT shard_id FROM id_alloc WHERE app_id = ? FOR UPDATE', [app.appId]);
+      const retired = await this.retiredIn(em, app.appId, true);
+      const startAt = new Map(retired.map((r) => [r.shardId, r.maxId]));
       const values: unknown[] = [];
       const tuples: string[] = [];
       for (let shard = 0; shard < shardCount; shard++) {
-        tuples.push('(?, ?, 0, ?, ?, ?, ?)');
-        values.push(app.appId, app.appName, shard, app.step, app.description, app.maxLimitId.toString());
+        tuples.push('(?, ?, ?, ?, ?, ?, ?)');
+        values.push(
+          app.appId,
+          app.appName,
+          (startAt.get(shard) ?? 0n).toString(),
+          shard,
+          app.step,
+          app.description,
+          app.maxLimitId.toString(),
+        );
       }
       const result: { affectedRows: number } = await em.query(
         `INSERT IGNORE INTO id_alloc (app_id, app_name, max_id, shard_id, step, description, max_limit_id) VALUES ${tuples.join(', ')}`,
         values,
       );
       const rows = await this.findAppIn(em, app.appId);
-      return { rows, inserted: Number(result.affectedRows) };
+      return { rows, inserted: Number(result.affectedRows), resumed: retired.filter((r) => r.maxId > 0n) };
     });
   }
 
@@ -204,11 +237,95 @@ export class IdAllocRepository {
     return this.findApp(appId);
   }
 
-  async deleteApp(appId: number): Promise<number> {
-    const result: { affectedRows: number } = await this.dataSource.query('DELETE FROM id_alloc WHERE app_id = ?', [
-      appId,
-    ]);
-    return Number(result.affectedRows);
+  /**
+   * Deletes the app's rows and records each shard's max_id in `id_alloc_retired` (never lowering
+   * an earlier tombstone), in one transaction that locks the rows first. A refill's allocation
+   * (same row lock) either committed before, so its range is at most the tombstone, or runs
+   * after and finds no row. Safe to repeat: a second call deletes nothing. Returns the rows
+   * deleted and the app's tombstones as they stand afterwards (also when nothing was deleted).
+   */
+  async retireApp(appId: number): Promise<{ deletedRows: number; retired: RetiredShard[] }> {
+    return this.adminTransaction('delete the app', async (em) => {
+      const live: Array<{ shard_id: number | string; max_id: string }> = await em.query(
+        'SELECT shard_id, max_id FROM id_alloc WHERE app_id = ? FOR UPDATE',
+        [appId],
+      );
+      let deletedRows = 0;
+      if (live.length > 0) {
+        const values: unknown[] = [];
+        for (const row of live) {
+          values.push(appId, Number(row.shard_id), String(row.max_id));
+        }
+        await em.query(
+          `INSERT INTO id_alloc_retired (app_id, shard_id, max_id, deleted_at) VALUES ${live.map(() => '(?, ?, ?, NOW())').join(', ')}
+           ON DUPLICATE KEY UPDATE max_id = GREATEST(max_id, VALUES(max_id)), deleted_at = VALUES(deleted_at)`,
+          values,
+        );
+        const result: { affectedRows: number } = await em.query('DELETE FROM id_alloc WHERE app_id = ?', [appId]);
+        deletedRows = Number(result.affectedRows);
+      }
+      return { deletedRows, retired: await this.retiredIn(em, appId, false) };
+    });
+  }
+
+  /** The app's tombstones (empty for an app never deleted). */
+  async findRetired(appId: number): Promise<RetiredShard[]> {
+    try {
+      return await this.retiredIn(this.dataSource.manager, appId, false);
+    } catch (err) {
+      throw isMissingRetiredTable(err) ? retiredTableMissing(`read the tombstones of app ${appId}`) : err;
+    }
+  }
+
+  /**
+   * Tombstones of (app, shard) pairs that have no id_alloc row: the shards of apps this
+   * database's admin API deleted and did not re-create. One statement, one snapshot.
+   */
+  async findRetiredWithoutRow(): Promise<RetiredShard[]> {
+    let rows: Array<{ app_id: number | string; shard_id: number | string; max_id: string }>;
+    try {
+      rows = await this.dataSource.query(
+        `SELECT r.app_id, r.shard_id, r.max_id FROM id_alloc_retired r
+         LEFT JOIN id_alloc a ON a.app_id = r.app_id AND a.shard_id = r.shard_id
+         WHERE a.app_id IS NULL ORDER BY r.app_id, r.shard_id`,
+      );
+    } catch (err) {
+      if (!isMissingRetiredTable(err)) {
+        throw err;
+      }
+      // Migrations not run: nothing is known to be retired, so nothing is cleaned up.
+      this.logger.warn('table id_alloc_retired is missing (migrations not run?): no Redis list is cleaned up');
+      return [];
+    }
+    return rows.map(toRetired);
+  }
+
+  private async retiredIn(em: EntityManager, appId: number, lock: boolean): Promise<RetiredShard[]> {
+    const rows: Array<{ app_id: number | string; shard_id: number | string; max_id: string }> = await em.query(
+      `SELECT app_id, shard_id, max_id FROM id_alloc_retired WHERE app_id = ? ORDER BY shard_id${lock ? ' FOR UPDATE' : ''}`,
+      [appId],
+    );
+    return rows.map(toRetired);
+  }
+
+  /**
+   * A REPEATABLE READ transaction of the admin API, redone when InnoDB rolled it back as a
+   * deadlock victim (two creates of the same new app both hold the gap lock they insert into).
+   * A missing id_alloc_retired table (migrations not run) refuses the change with a clear error:
+   * without its tombstone a deleted app would restart at index 1.
+   */
+  private async adminTransaction<T>(what: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction('REPEATABLE READ', work);
+      } catch (err) {
+        if (errnoOf(err) === ER_LOCK_DEADLOCK && attempt < DEADLOCK_ATTEMPTS) {
+          this.logger.warn(`${what}: deadlock victim, retrying (attempt ${attempt + 1} of ${DEADLOCK_ATTEMPTS})`);
+          continue;
+        }
+        throw isMissingRetiredTable(err) ? retiredTableMissing(what) : err;
+      }
+    }
   }
 
   private async findAppIn(em: EntityManager, appId: number): Promise<IdAllocRow[]> {
@@ -218,8 +335,28 @@ export class IdAllocRepository {
 }
 
 function isMissingProcedure(err: unknown): boolean {
+  return errnoOf(err) === ER_SP_DOES_NOT_EXIST;
+}
+
+function retiredTableMissing(what: string): IdGenError {
+  return new IdGenError(
+    ErrorKind.Internal,
+    `cannot ${what}: table id_alloc_retired is missing; run the migrations (DB_MIGRATIONS_RUN=true) first`,
+  );
+}
+
+function isMissingRetiredTable(err: unknown): boolean {
+  return errnoOf(err) === ER_NO_SUCH_TABLE && err instanceof Error && err.message.includes('id_alloc_retired');
+}
+
+/** The MySQL error number of a driver error or of TypeORM's wrapper around one. */
+function errnoOf(err: unknown): unknown {
   const e = err as { errno?: unknown; driverError?: { errno?: unknown } } | null;
-  return e?.errno === ER_SP_DOES_NOT_EXIST || e?.driverError?.errno === ER_SP_DOES_NOT_EXIST;
+  return e?.errno ?? e?.driverError?.errno;
+}
+
+function toRetired(r: { app_id: number | string; shard_id: number | string; max_id: string }): RetiredShard {
+  return { appId: Number(r.app_id), shardId: Number(r.shard_id), maxId: BigInt(r.max_id) };
 }
 
 /** planSegment's first index after `maxId`. */

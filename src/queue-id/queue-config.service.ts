@@ -2,18 +2,43 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { LockService } from '../infra/redis/lock.service';
-import { deleteKeys, scanKeys } from '../infra/redis/redis-key-ops';
+import { deleteKeys } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { AppRegistry } from './core/app-registry';
 import { QueueKeys } from './core/queue-keys';
-import { IdAllocRepository } from './id-alloc.repository';
+import { IdAllocRepository, RetiredShard } from './id-alloc.repository';
 
 /** How often a request for an unknown app may trigger a reload. */
 const MISS_RELOAD_INTERVAL_MS = 1000;
 
+/** Name of the Redis command (a Lua script, sent by EVALSHA) that retires one list. */
+const RETIRE_LIST = 'shardleafRetireList';
+
+/**
+ * KEYS[1] a list, KEYS[2] its "pushed up to" marker (same Cluster slot by construction);
+ * ARGV[1] the shard's retired max_id. Deletes the list and raises the marker to ARGV[1] (never
+ * lowers it), atomically: a refill of the deleted app that allocated before the delete pushes
+ * a range ending at most at ARGV[1], which the guarded push then refuses. Returns 1 when a list
+ * was deleted. Indexes are below 2^49, exact as Lua numbers.
+ */
+const RETIRE_LIST_LUA = `
+local deleted = redis.call('DEL', KEYS[1])
+local mark = tonumber(redis.call('GET', KEYS[2]) or '-1')
+if mark == nil or mark < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[2], ARGV[1])
+end
+return deleted`;
+
+interface RetireCommand {
+  [RETIRE_LIST](list: string, mark: string, maxId: string): Promise<number>;
+}
+
 /**
  * Keeps the AppRegistry in step with `id_alloc` (seed 001's updateConfigFromDb) and lets one
- * instance at a time delete the Redis lists of apps or shards no longer in the table.
+ * instance at a time finish the Redis side of admin deletes. Lists are only ever deleted for
+ * (app, shard) pairs this database's admin API retired (`id_alloc_retired`, no `id_alloc` row):
+ * never lists it knows nothing about, which may belong to another deployment sharing the Redis
+ * database and key prefix.
  */
 @Injectable()
 export class QueueConfigService {
@@ -30,6 +55,9 @@ export class QueueConfigService {
     private readonly registry: AppRegistry,
   ) {
     this.keys = new QueueKeys(config.redis.keyPrefix);
+    if (!(RETIRE_LIST in redis)) {
+      redis.defineCommand(RETIRE_LIST, { numberOfKeys: 2, lua: RETIRE_LIST_LUA });
+    }
   }
 
   /** Re-reads id_alloc into the registry. Concurrent callers share one read. */
@@ -69,23 +97,43 @@ export class QueueConfigService {
     const outcome = await this.locks.withLock(
       this.keys.reloadLock(),
       { ttlMs: this.config.queue.lockTtlMs, retryCount: 0 },
-      () => this.deleteOrphanLists(),
+      () => this.cleanUpRetiredLists(),
     );
     return { deletedLists: outcome.acquired ? outcome.value : 0 };
   }
 
-  /** Deletes lists whose (app, shard) has no id_alloc row. Reads the table afresh. */
-  async deleteOrphanLists(): Promise<number> {
-    const rows = await this.repo.findAll();
-    const live = new Set(rows.map((r) => `${r.appId}_${r.shardId}`));
-    // On a Cluster the SCAN visits every master; the DELs go key by key (one slot each).
-    const orphans = (await scanKeys(this.redis, this.keys.listPattern())).filter((key) => {
-      const parsed = this.keys.parseList(key);
-      return parsed !== null && !live.has(`${parsed.appId}_${parsed.shardId}`);
-    });
-    const deleted = await deleteKeys(this.redis, orphans);
+  /**
+   * Repeats the Redis step of every admin delete (its own attempt may have failed after the
+   * commit): for each retired (app, shard) without an id_alloc row, delete its list and raise
+   * its marker to the tombstone. Nothing else is deleted: not on a cold start, not lists of apps
+   * this database never had. Reads the tables afresh.
+   */
+  async cleanUpRetiredLists(): Promise<number> {
+    const deleted = await this.retireLists(await this.repo.findRetiredWithoutRow());
     if (deleted > 0) {
-      this.logger.log(`deleted ${deleted} Redis list(s) of apps no longer in id_alloc`);
+      this.logger.log(`deleted ${deleted} Redis list(s) of apps deleted through the admin API`);
+    }
+    return deleted;
+  }
+
+  /**
+   * The Redis step of a delete, per shard: DEL the list and raise its "pushed up to" marker to
+   * the shard's retired max_id, in one script on the list's slot. Safe to repeat. Returns the
+   * number of lists that existed.
+   */
+  async retireLists(shards: readonly RetiredShard[]): Promise<number> {
+    const redis = this.redis as unknown as RetireCommand;
+    let deleted = 0;
+    // One app (64 shards) at a time in flight: bounded, and one slot per call on a Cluster.
+    for (let i = 0; i < shards.length; i += 64) {
+      const counts = await Promise.all(
+        shards
+          .slice(i, i + 64)
+          .map((r) =>
+            redis[RETIRE_LIST](this.keys.list(r.appId, r.shardId), this.keys.pushMark(r.appId, r.shardId), r.maxId.toString()),
+          ),
+      );
+      deleted += counts.reduce((a, b) => a + Number(b), 0);
     }
     return deleted;
   }

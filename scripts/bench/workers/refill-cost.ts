@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   const results: RefillCost[] = [];
   for (const [i, step] of spec.steps.entries()) {
     const appId = 250 + i;
-    await repo.deleteApp(appId);
+    await repo.retireApp(appId);
     await repo.createApp({ appId, appName: `bench-refill-${step}`, step, maxLimitId: 0n, description: null }, 64);
     const refillMs: number[] = [];
     const allocMs: number[] = [];
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     for (let shard = 0; shard < 64; shard++) {
       await redis.del(keys.list(appId, shard));
     }
-    await repo.deleteApp(appId);
+    await repo.retireApp(appId);
   }
   console.log(JSON.stringify(results));
   redis.disconnect();

@@ -54,13 +54,41 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
     expect(detail.json<{ queueLength: number }>().queueLength).toBeGreaterThan(0);
   });
 
-  it('deletes orphan lists on every master (SCAN per master, DEL per key)', async () => {
-    const orphans = Array.from({ length: 30 }, (_, shard) => `${env.keyPrefix}idList_77_${shard}`);
-    await Promise.all(orphans.map((key) => client.rpush(key, '1')));
-    const deleted = await app.get(QueueConfigService).deleteOrphanLists();
+  it('cleans up the lists of deleted apps on every master (one slot per script), never unknown ones', async () => {
+    // App 77: deleted through the admin API, but its Redis step never ran (tombstones, no rows).
+    const retired = Array.from({ length: 30 }, (_, shard) => shard);
+    await env.sql(
+      `INSERT INTO id_alloc_retired (app_id, shard_id, max_id) VALUES ${retired.map((s) => `(77, ${s}, ${1000 + s})`).join(', ')}`,
+    );
+    const lists77 = retired.map((shard) => `${env.keyPrefix}idList_77_${shard}`);
+    // App 78: unknown to this database (another deployment's, same prefix): must survive.
+    const lists78 = retired.map((shard) => `${env.keyPrefix}idList_78_${shard}`);
+    await Promise.all([...lists77, ...lists78].map((key) => client.rpush(key, '1')));
+    const deleted = await app.get(QueueConfigService).cleanUpRetiredLists();
     expect(deleted).toBe(30);
-    expect(await Promise.all(orphans.map((key) => client.exists(key)))).toEqual(orphans.map(() => 0));
+    expect(await Promise.all(lists77.map((key) => client.exists(key)))).toEqual(lists77.map(() => 0));
+    expect(await Promise.all(lists78.map((key) => client.exists(key)))).toEqual(lists78.map(() => 1));
+    const marks = await Promise.all(retired.map((shard) => client.get(`{${env.keyPrefix}idList_77_${shard}}:pushed`)));
+    expect(marks).toEqual(retired.map((shard) => String(1000 + shard)));
     // Lists of the live app stay.
     expect(await client.llen(`${env.keyPrefix}idList_5_0`)).toBeGreaterThan(0);
+  });
+
+  it('deletes an app through the admin API: lists gone and markers raised on every master', async () => {
+    const res = await request(app, 'DELETE', '/admin/apps/5');
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ deletedRows: 64, deletedLists: 64 });
+    const rows = (await env.sql('SELECT shard_id, max_id FROM id_alloc_retired WHERE app_id = 5 ORDER BY shard_id')) as Array<{
+      shard_id: number;
+      max_id: string;
+    }>;
+    expect(rows).toHaveLength(64);
+    for (const row of rows) {
+      expect(await client.exists(`${env.keyPrefix}idList_5_${row.shard_id}`)).toBe(0);
+      expect(await client.get(`{${env.keyPrefix}idList_5_${row.shard_id}}:pushed`)).toBe(row.max_id);
+    }
+    const again = await request(app, 'POST', '/admin/apps', { body: { appId: 5, appName: 'cluster', step: 2000 } });
+    expect(again.status).toBe(201);
+    expect(again.json()).toMatchObject({ resumedShards: 64 });
   });
 });

@@ -222,6 +222,26 @@ describe('queue ID REST API and admin API', () => {
       expectError(await request(app, 'PATCH', '/admin/apps/1', { body }), status);
     });
 
+    it('refuses a maxLimitId that would leave a shard without index 1, on POST and PATCH, naming the minimum', async () => {
+      // appId 3: minimum (1 << 14) | (63 << 8) | 3 = 32515; below it shard 63 is exhausted at creation.
+      for (const maxLimitId of ['1', '16387', '32512']) {
+        const created = expectError(
+          await request(app, 'POST', '/admin/apps', { body: { appId: 3, appName: 'x', maxLimitId } }),
+          400,
+          -100,
+        );
+        expect(created.message).toContain('32515');
+        // appId 1 (from the path): minimum 32513.
+        const patched = expectError(await request(app, 'PATCH', '/admin/apps/1', { body: { maxLimitId } }), 400, -100);
+        expect(patched.message).toContain('32513');
+      }
+      expectError(await request(app, 'GET', '/admin/apps/3'), 404, -106);
+      const ok = await request(app, 'POST', '/admin/apps', { body: { appId: 3, appName: 'x', maxLimitId: '32515' } });
+      expect(ok.status).toBe(201);
+      expect(ok.json<{ exhaustedShards: number }>().exhaustedShards).toBe(0);
+      expect((await request(app, 'DELETE', '/admin/apps/3')).status).toBe(200);
+    });
+
     it('is still serving after all of that', async () => {
       expect((await request(app, 'GET', '/api/id/1?gatePass=alice', { token: null })).status).toBe(200);
     });

@@ -44,6 +44,9 @@ describe("a database made by the seed's own DDL and alloc_initData", () => {
   it('migrates without touching the existing table', async () => {
     const migrations = (await env.sql('SELECT name FROM shardleaf_migrations')) as Array<{ name: string }>;
     expect(migrations.map((m) => m.name)).toContain('CreateIdAlloc1763769600000');
+    // The tombstone table of admin deletes is added next to the seed's table (empty).
+    expect(migrations.map((m) => m.name)).toContain('CreateIdAllocRetired1763770600000');
+    expect(await env.sql('SELECT * FROM id_alloc_retired')).toEqual([]);
     const rows = (await env.sql('SELECT COUNT(*) AS n, MIN(max_id) AS lo, MAX(step) AS step FROM id_alloc')) as Array<{
       n: string;
       lo: string;
