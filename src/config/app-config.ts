@@ -1,3 +1,4 @@
+import { MetricsConfig } from './metrics-config';
 import { RedisConfig } from './redis-config';
 import { SnowflakeConfig } from './snowflake-config';
 
@@ -65,6 +66,8 @@ export interface AppConfig {
   };
   /** Leaf snowflake IDs and their worker-id registry (see snowflake-config.ts). */
   snowflake: SnowflakeConfig;
+  /** GET /metrics: state-gauge cache and optional token (see metrics-config.ts). */
+  metrics: MetricsConfig;
   /** Fault-injection hooks for the chaos tests (test/chaos); 0 = off, never set in production. */
   testHooks: {
     /** TEST_REFILL_DELAY_MS: a refill waits this long between its DB allocation and its push. */

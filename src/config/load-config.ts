@@ -13,6 +13,7 @@ import {
   readString,
 } from './env-readers';
 import { withLeafProperties } from './leaf-properties';
+import { readMetricsConfig } from './metrics-config';
 import { readRedisConfig } from './redis-config';
 import { readSnowflakeConfig } from './snowflake-config';
 
@@ -81,6 +82,7 @@ export function loadConfig(rawEnv: Env): AppConfig {
       maxBatch: 1000,
       keyMaxLength: 128,
     },
+    metrics: readMetricsConfig(env),
     testHooks: {
       refillDelayMs: readInt(env, 'TEST_REFILL_DELAY_MS', 0, 0, 600_000),
       clockOffsetMs: readInt(env, 'TEST_CLOCK_OFFSET_MS', 0, -86_400_000, 86_400_000),

@@ -1,9 +1,11 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { MetricsService } from './metrics.service';
+import { MetricsTokenGuard } from './metrics-token.guard';
 
-/** `GET /metrics`: the Prometheus text exposition format. */
+/** `GET /metrics`: the Prometheus text exposition format; behind METRICS_TOKEN when set. */
 @Controller('metrics')
+@UseGuards(MetricsTokenGuard)
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 

@@ -4,37 +4,35 @@ import { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { GeneratorState } from '../health/generator-state';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { AppRegistry } from '../queue-id/core/app-registry';
-import { QueueKeys } from '../queue-id/core/queue-keys';
-import { IdAllocRepository } from '../queue-id/id-alloc.repository';
 import { RefillMonitor } from '../queue-id/refill-monitor';
 import { SnowflakeClockWaits } from '../snowflake/clock-waits';
-import { SnowflakeService } from '../snowflake/snowflake.service';
+import { TtlSnapshot } from './core/ttl-snapshot';
 import { installHttpMetrics } from './http-metrics.hook';
+import { MetricsStateReader } from './metrics-state.reader';
 import { registerStateMetrics } from './state-metrics';
+import { StateSnapshot } from './state-snapshot';
 
 /**
  * The Prometheus registry of this app instance (not prom-client's global one, so several apps in
- * one process keep apart). Counters are incremented in-process; gauges are read on scrape.
+ * one process keep apart). Counters are incremented in-process; the state gauges are read on
+ * scrape through a TtlSnapshot: at most one read of Redis/MySQL per METRICS_STATE_TTL_MS,
+ * shared by concurrent scrapes.
  */
 @Injectable()
 export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   readonly register = new Registry();
   private unsubscribe: (() => void) | null = null;
+  private readonly state: TtlSnapshot<StateSnapshot>;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
-    private readonly registry: AppRegistry,
-    private readonly repo: IdAllocRepository,
     private readonly refillMonitor: RefillMonitor,
-    private readonly generators: GeneratorState,
-    private readonly snowflake: SnowflakeService,
     private readonly clockWaits: SnowflakeClockWaits,
-  ) {}
+    reader: MetricsStateReader,
+  ) {
+    this.state = new TtlSnapshot(() => reader.read(), config.metrics.stateTtlMs);
+  }
 
   onModuleInit(): void {
     const register = this.register;
@@ -76,18 +74,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
       refills.inc({ trigger, outcome });
       refillSeconds.observe({ trigger }, seconds);
     });
-    registerStateMetrics(register, {
-      redis: this.redis,
-      keys: new QueueKeys(this.config.redis.keyPrefix),
-      registry: this.registry,
-      repo: this.repo,
-      segment: () => (this.config.segment.enabled ? this.generators.segmentGenerator : null),
-      snowflake: () => ({
-        mode: this.config.snowflake.mode,
-        workerId: this.snowflake.workerId,
-        serving: this.snowflake.serving,
-      }),
-    });
+    registerStateMetrics(register, () => this.state.get());
     const waits = this.clockWaits;
     new Counter({
       name: 'shardleaf_snowflake_clock_rollback_waits_total',

@@ -1,43 +1,25 @@
 import { Gauge, Registry } from 'prom-client';
-import { unallocated } from '../queue-id/core/refill-policy';
-import { maxIndexFor } from '../queue-id/core/queue-id-layout';
-import { QueueKeys } from '../queue-id/core/queue-keys';
-import { AppRegistry } from '../queue-id/core/app-registry';
-import { IdAllocRepository } from '../queue-id/id-alloc.repository';
-import { lengthsOf } from '../infra/redis/redis-key-ops';
-import { RedisClient } from '../infra/redis/redis.tokens';
-import { SegmentIdGenerator } from '../segment/core/segment-id-generator';
-
-export interface StateSources {
-  redis: RedisClient;
-  keys: QueueKeys;
-  registry: AppRegistry;
-  repo: IdAllocRepository;
-  /** null when segment mode is off. */
-  segment: () => SegmentIdGenerator | null;
-  snowflake: () => { mode: string; workerId: number | null; serving: boolean };
-}
+import { SegmentBufferView } from '../segment/core/segment-buffer';
+import { StateSnapshot } from './state-snapshot';
 
 /**
- * Gauges read on scrape, never on the request path: queue lengths (one pipelined LLEN sweep),
- * remaining capacity per app (id_alloc + lengths), segment buffers, snowflake worker state.
+ * Gauges of the service's state, read on scrape (never on the request path) from `snapshot`,
+ * which computes at most once per METRICS_STATE_TTL_MS and is shared by the gauges of one scrape
+ * and by concurrent scrapes. Each gauge resets and sets its values in one synchronous step
+ * after the await, so a concurrent scrape never sees a half-filled gauge.
  */
-export function registerStateMetrics(register: Registry, src: StateSources): void {
+export function registerStateMetrics(register: Registry, snapshot: () => Promise<StateSnapshot>): void {
   new Gauge({
     name: 'shardleaf_queue_length',
     help: 'Indexes queued in the Redis list of an app shard',
     labelNames: ['app', 'shard'],
     registers: [register],
     async collect() {
+      const s = await snapshot();
       this.reset();
-      const targets = src.registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => ({ app: app.appId, shard })));
-      const lengths = await lengthsOf(src.redis, targets.map((t) => src.keys.list(t.app, t.shard)));
-      targets.forEach((t, i) => {
-        const [err, len] = lengths[i];
-        if (!err) {
-          this.set({ app: t.app, shard: t.shard }, len);
-        }
-      });
+      for (const q of s.queueLengths) {
+        this.set({ app: q.app, shard: q.shard }, q.length);
+      }
     },
   });
   new Gauge({
@@ -46,28 +28,23 @@ export function registerStateMetrics(register: Registry, src: StateSources): voi
     labelNames: ['app'],
     registers: [register],
     async collect() {
+      const s = await snapshot();
       this.reset();
-      const rows = await src.repo.findAll();
-      const lengths = await lengthsOf(src.redis, rows.map((r) => src.keys.list(r.appId, r.shardId)));
-      const perApp = new Map<number, bigint>();
-      rows.forEach((r, i) => {
-        const left = BigInt(lengths[i][1]) + unallocated(r.maxId, maxIndexFor(r.appId, r.shardId, r.maxLimitId));
-        perApp.set(r.appId, (perApp.get(r.appId) ?? 0n) + left);
-      });
-      for (const [app, left] of perApp) {
-        this.set({ app }, Number(left));
+      for (const r of s.remaining) {
+        this.set({ app: r.app }, Number(r.left));
       }
     },
   });
-  const segmentGauge = (name: string, help: string, read: (v: ReturnType<SegmentIdGenerator['views']>[number]) => number[]) =>
+  const segmentGauge = (name: string, help: string, read: (v: SegmentBufferView) => number[]) =>
     new Gauge({
       name,
       help,
       labelNames: ['tag', 'buffer'],
       registers: [register],
-      collect() {
+      async collect() {
+        const s = await snapshot();
         this.reset();
-        for (const view of src.segment()?.views() ?? []) {
+        for (const view of s.segment) {
           const [current, next] = read(view);
           this.set({ tag: view.key, buffer: 'current' }, current);
           this.set({ tag: view.key, buffer: 'next' }, next);
@@ -88,9 +65,10 @@ export function registerStateMetrics(register: Registry, src: StateSources): voi
     help: '1 when the next segment of a tag is loaded',
     labelNames: ['tag'],
     registers: [register],
-    collect() {
+    async collect() {
+      const s = await snapshot();
       this.reset();
-      for (const view of src.segment()?.views() ?? []) {
+      for (const view of s.segment) {
         this.set({ tag: view.key }, view.nextReady ? 1 : 0);
       }
     },
@@ -100,9 +78,9 @@ export function registerStateMetrics(register: Registry, src: StateSources): voi
     help: 'Worker id in use by this instance (-1 when none is held)',
     labelNames: ['mode'],
     registers: [register],
-    collect() {
+    async collect() {
+      const s = (await snapshot()).snowflake;
       this.reset();
-      const s = src.snowflake();
       this.set({ mode: s.mode }, s.workerId ?? -1);
     },
   });
@@ -111,9 +89,9 @@ export function registerStateMetrics(register: Registry, src: StateSources): voi
     help: '1 while this instance holds a worker id (with its lease, in zk_recycle) and may issue snowflake IDs',
     labelNames: ['mode'],
     registers: [register],
-    collect() {
+    async collect() {
+      const s = (await snapshot()).snowflake;
       this.reset();
-      const s = src.snowflake();
       this.set({ mode: s.mode }, s.serving ? 1 : 0);
     },
   });

@@ -16,6 +16,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, only when it is set' }, 'metrics')
     .build();
   const document = SwaggerModule.createDocument(app, config);
   document.components = {
@@ -42,6 +43,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       const kinds = [...(ROUTE_ERRORS[`${method.toUpperCase()} ${path}`] ?? []), ...ALWAYS];
       if (path.startsWith('/admin/')) {
         operation.security = [{ admin: [] }];
+      } else if (path === '/metrics') {
+        // Open unless METRICS_TOKEN is set.
+        operation.security = [{}, { metrics: [] }];
       }
       for (const [status, names] of byStatus(kinds)) {
         operation.responses[status] = {

@@ -51,6 +51,7 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
   'GET /admin/snowflake': ADMIN,
   'GET /health/live': [],
   'GET /health/ready': [],
-  'GET /metrics': [ErrorKind.BackendUnavailable],
+  // UNAUTHORIZED only when METRICS_TOKEN is set.
+  'GET /metrics': [ErrorKind.Unauthorized, ErrorKind.BackendUnavailable],
   'GET /dashboard': [],
 };

@@ -13,10 +13,17 @@ export interface LeafAllocRow {
 
 export interface NewLeafAlloc {
   tag: string;
-  maxId: bigint;
+  /** Null when the request gave none: 1 for a new tag, the retired `max_id` for a deleted one. */
+  maxId: bigint | null;
   step: number;
   description: string | null;
 }
+
+/** What a create did: inserted the row, found it there already, or refused a maxId below a retired tag's. */
+export type CreateOutcome =
+  | { kind: 'created'; resumedFrom: bigint | null }
+  | { kind: 'exists' }
+  | { kind: 'below-retired'; retiredMaxId: bigint };
 
 export interface LeafAllocPatch {
   step?: number;
@@ -67,13 +74,51 @@ export class LeafAllocRepository implements LeafAllocStore {
     return row ? toRow(row) : null;
   }
 
-  /** Inserts the tag unless a row exists; returns whether it inserted. */
-  async insert(alloc: NewLeafAlloc): Promise<boolean> {
-    const result: { affectedRows: number } = await this.dataSource.query(
-      'INSERT IGNORE INTO leaf_alloc (biz_tag, max_id, step, description) VALUES (?, ?, ?, ?)',
-      [alloc.tag, alloc.maxId.toString(), alloc.step, alloc.description],
+  /**
+   * Inserts the tag unless a row exists, in one transaction that honours `leaf_alloc_retired`: a
+   * tag deleted before resumes at its retired `max_id` (maxId null), and an explicit maxId below
+   * it is refused (nothing written). The INSERT comes first: once it succeeds this transaction
+   * holds the new row's lock, and any delete of the tag committed its tombstone before (a delete
+   * writes the tombstone while holding the old row's lock), so the locking read below sees it.
+   */
+  async create(alloc: NewLeafAlloc): Promise<CreateOutcome> {
+    try {
+      return await this.dataSource.transaction(async (em): Promise<CreateOutcome> => {
+        const inserted: { affectedRows: number } = await em.query(
+          'INSERT IGNORE INTO leaf_alloc (biz_tag, max_id, step, description) VALUES (?, ?, ?, ?)',
+          [alloc.tag, (alloc.maxId ?? 1n).toString(), alloc.step, alloc.description],
+        );
+        if (Number(inserted.affectedRows) !== 1) {
+          return { kind: 'exists' };
+        }
+        const retired = await this.lockRetired(em, alloc.tag);
+        if (retired === null) {
+          return { kind: 'created', resumedFrom: null };
+        }
+        if (alloc.maxId !== null) {
+          if (alloc.maxId < retired) {
+            throw new BelowRetired(retired);
+          }
+          return { kind: 'created', resumedFrom: null };
+        }
+        await em.query('UPDATE leaf_alloc SET max_id = ? WHERE biz_tag = ?', [retired.toString(), alloc.tag]);
+        return { kind: 'created', resumedFrom: retired };
+      });
+    } catch (err) {
+      if (err instanceof BelowRetired) {
+        return { kind: 'below-retired', retiredMaxId: err.retiredMaxId };
+      }
+      throw err;
+    }
+  }
+
+  /** The highest `max_id` the tag had when deleted through the admin API, or null. */
+  async retiredMaxId(tag: string): Promise<bigint | null> {
+    const rows: Array<{ max_id: string }> = await this.dataSource.query(
+      'SELECT max_id FROM leaf_alloc_retired WHERE biz_tag = ?',
+      [tag],
     );
-    return Number(result.affectedRows) === 1;
+    return rows[0] ? BigInt(rows[0].max_id) : null;
   }
 
   async update(tag: string, patch: LeafAllocPatch): Promise<LeafAllocRow | null> {
@@ -93,17 +138,51 @@ export class LeafAllocRepository implements LeafAllocStore {
     return this.find(tag);
   }
 
-  async delete(tag: string): Promise<boolean> {
-    const result: { affectedRows: number } = await this.dataSource.query('DELETE FROM leaf_alloc WHERE biz_tag = ?', [
-      tag,
-    ]);
-    return Number(result.affectedRows) > 0;
+  /**
+   * Deletes the row and records its `max_id` in `leaf_alloc_retired` (the higher of this and any
+   * earlier one), in one transaction holding the row's lock: a segment fetch of another instance
+   * either committed before (its range is below the recorded max_id) or finds no row after.
+   * Returns the recorded max_id, or null when there was no row (nothing written).
+   */
+  delete(tag: string): Promise<bigint | null> {
+    return this.dataSource.transaction(async (em) => {
+      const rows: Array<{ max_id: string }> = await em.query(
+        'SELECT max_id FROM leaf_alloc WHERE biz_tag = ? FOR UPDATE',
+        [tag],
+      );
+      if (!rows[0]) {
+        return null;
+      }
+      await em.query(
+        'INSERT INTO leaf_alloc_retired (biz_tag, max_id, deleted_at) VALUES (?, ?, CURRENT_TIMESTAMP) ' +
+          'ON DUPLICATE KEY UPDATE max_id = GREATEST(max_id, VALUES(max_id)), deleted_at = VALUES(deleted_at)',
+        [tag, rows[0].max_id],
+      );
+      await em.query('DELETE FROM leaf_alloc WHERE biz_tag = ?', [tag]);
+      return (await this.lockRetired(em, tag)) ?? BigInt(rows[0].max_id);
+    });
+  }
+
+  /** A locking read: the latest committed tombstone, whatever the transaction's snapshot. */
+  private async lockRetired(em: EntityManager, tag: string): Promise<bigint | null> {
+    const rows: Array<{ max_id: string }> = await em.query(
+      'SELECT max_id FROM leaf_alloc_retired WHERE biz_tag = ? FOR UPDATE',
+      [tag],
+    );
+    return rows[0] ? BigInt(rows[0].max_id) : null;
   }
 
   private async readAlloc(em: EntityManager, tag: string): Promise<LeafAlloc | null> {
     const rows: AllocRow[] = await em.query('SELECT biz_tag, max_id, step FROM leaf_alloc WHERE biz_tag = ?', [tag]);
     const row = rows[0];
     return row ? { key: row.biz_tag, maxId: BigInt(row.max_id), step: Number(row.step) } : null;
+  }
+}
+
+/** Thrown inside the create transaction to roll it back. */
+class BelowRetired extends Error {
+  constructor(readonly retiredMaxId: bigint) {
+    super(`below the retired max_id ${retiredMaxId}`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { AdminTokenGuard } from '../admin/admin-token.guard';
 import { AppConfig } from '../config/app-config';
@@ -22,6 +23,13 @@ export class SegmentAdminController {
   }
 
   @Post('tags')
+  @ApiOperation({
+    summary: 'Create a segment tag (idempotent)',
+    description:
+      'Body {tag, step?, maxId?, description?}. maxId omitted: 1 for a tag never deleted; a tag deleted before ' +
+      'resumes at the max_id it was deleted at, so no ID is issued twice. An explicit maxId below that is ' +
+      'refused with 409 CONFLICT. The same tag again with the same step and description answers 200.',
+  })
   async create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<TagView> {
     const { created, tag } = await this.service.create(
       parseCreateTag(body, this.config.segment.keyMaxLength, this.maxStep),
@@ -47,6 +55,10 @@ export class SegmentAdminController {
   }
 
   @Delete('tags/:tag')
+  @ApiOperation({
+    summary: 'Delete a segment tag',
+    description: 'Records the max_id it had; a later create of the same tag resumes there. A second delete answers 404.',
+  })
   remove(@Param('tag') tag: string): Promise<{ tag: string; deleted: true }> {
     return this.service.remove(this.parseTag(tag));
   }

@@ -30,10 +30,25 @@ export class SegmentAdminService {
     private readonly service: SegmentService,
   ) {}
 
-  /** Creates a tag; the same tag again with the same step and description is a no-op, else 409. */
+  /**
+   * Creates a tag; the same tag again with the same step and description is a no-op, else 409.
+   * A tag deleted before never restarts below its old `max_id`: an omitted maxId resumes there,
+   * an explicit lower one is refused (409), so no ID it issued is issued again.
+   */
   async create(alloc: NewLeafAlloc): Promise<{ created: boolean; tag: TagView }> {
     this.service.assertEnabled();
-    const created = await this.repo.insert(alloc);
+    const outcome = await this.repo.create(alloc);
+    if (outcome.kind === 'below-retired') {
+      const n = outcome.retiredMaxId;
+      throw new IdGenError(
+        ErrorKind.Conflict,
+        `tag '${alloc.tag}' was deleted at max_id ${n}; create it with maxId ≥ ${n} or omit maxId`,
+      );
+    }
+    const created = outcome.kind === 'created';
+    if (created && outcome.resumedFrom !== null) {
+      this.logger.log(`tag '${alloc.tag}' re-created; it resumes at its retired max_id ${outcome.resumedFrom}`);
+    }
     const row = await this.repo.find(alloc.tag);
     if (!row) {
       throw new IdGenError(ErrorKind.Conflict, `tag '${alloc.tag}' was deleted while being created; retry`);
@@ -69,10 +84,17 @@ export class SegmentAdminService {
     return this.tagView(row);
   }
 
-  /** Deletes the row; every instance drops the tag at its next sync (this one at once). */
+  /**
+   * Deletes the row and records its max_id in leaf_alloc_retired (see create); every instance
+   * drops the tag at its next sync (this one at once). A second delete answers 404.
+   */
   async remove(tag: string): Promise<{ tag: string; deleted: true }> {
     this.service.assertEnabled();
-    if (!(await this.repo.delete(tag))) {
+    if ((await this.repo.delete(tag)) === null) {
+      const retired = await this.repo.retiredMaxId(tag);
+      if (retired !== null) {
+        throw new IdGenError(ErrorKind.NotFound, `tag '${tag}' is not in leaf_alloc (it was deleted at max_id ${retired})`);
+      }
       throw notFound(tag);
     }
     await this.syncQuietly();

@@ -35,8 +35,9 @@ export function parseCreateTag(body: unknown, maxLength: number, maxStep: number
   if (!NEW_TAG.test(tag)) {
     throw badInput(`tag must start with a letter or digit and use only A-Z a-z 0-9 . _ : -, got '${truncate(tag)}'`);
   }
-  const maxId = b.maxId === undefined ? 1n : parseBodyBigint('maxId', b.maxId, MAX_INITIAL_MAX_ID);
-  if (maxId < 1n) {
+  // Omitted: 1 for a new tag; a tag deleted before resumes where it was (leaf_alloc_retired).
+  const maxId = b.maxId === undefined ? null : parseBodyBigint('maxId', b.maxId, MAX_INITIAL_MAX_ID);
+  if (maxId !== null && maxId < 1n) {
     throw badInput(`maxId must be an integer 1..${MAX_INITIAL_MAX_ID}`);
   }
   return {

@@ -3,6 +3,7 @@ import { CreateLeafAlloc1763769700000 } from '../../../migrations/1763769700000-
 import { CreateLeafWorkeridAlloc1763769800000 } from '../../../migrations/1763769800000-create-leaf-workerid-alloc';
 import { CreateIdAllocNextProcedure1763770500000 } from '../../../migrations/1763770500000-create-id-alloc-next-procedure';
 import { CreateIdAllocRetired1763770600000 } from '../../../migrations/1763770600000-create-id-alloc-retired';
+import { CreateLeafAllocRetired1763770700000 } from '../../../migrations/1763770700000-create-leaf-alloc-retired';
 
 /** Every migration, in order. Listed explicitly (no glob) so ts-node, Jest and dist load the same classes. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   CreateLeafWorkeridAlloc1763769800000,
   CreateIdAllocNextProcedure1763770500000,
   CreateIdAllocRetired1763770600000,
+  CreateLeafAllocRetired1763770700000,
 ];

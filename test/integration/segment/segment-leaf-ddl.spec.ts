@@ -46,4 +46,14 @@ describe('segment mode on a table made by Leaf\'s own leaf_alloc.sql', () => {
       buffers: [{ key: 'leaf-segment-test', initOk: true, pos: 0, value0: '7', max0: '2001', step0: 2000 }],
     });
   });
+
+  it('deleting and re-creating the tag through the admin API resumes above Leaf\'s max_id', async () => {
+    expect((await request(app, 'DELETE', '/admin/segment/tags/leaf-segment-test')).status).toBe(200);
+    const again = await request(app, 'POST', '/admin/segment/tags', {
+      body: { tag: 'leaf-segment-test', step: 2000, description: 'Test leaf Segment Mode Get Id' },
+    });
+    expect(again.status).toBe(201);
+    expect(again.json()).toMatchObject({ maxId: '2001' });
+    expect((await request(app, 'GET', '/api/segment/get/leaf-segment-test')).body).toBe('2001');
+  });
 });

@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { GeneratorState } from '../health/generator-state';
+import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
+import { AppRegistry } from '../queue-id/core/app-registry';
+import { QueueKeys } from '../queue-id/core/queue-keys';
+import { IdAllocRepository } from '../queue-id/id-alloc.repository';
+import { SnowflakeService } from '../snowflake/snowflake.service';
+import { StateSnapshot, StateSources, readStateSnapshot } from './state-snapshot';
+
+/** Reads the state behind the gauges from Redis, MySQL and memory (uncached; MetricsService caches). */
+@Injectable()
+export class MetricsStateReader {
+  private readonly sources: StateSources;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(REDIS) redis: RedisClient,
+    registry: AppRegistry,
+    repo: IdAllocRepository,
+    generators: GeneratorState,
+    snowflake: SnowflakeService,
+  ) {
+    this.sources = {
+      redis,
+      keys: new QueueKeys(config.redis.keyPrefix),
+      registry,
+      repo,
+      segment: () => (config.segment.enabled ? generators.segmentGenerator : null),
+      snowflake: () => ({ mode: config.snowflake.mode, workerId: snowflake.workerId, serving: snowflake.serving }),
+    };
+  }
+
+  read(): Promise<StateSnapshot> {
+    return readStateSnapshot(this.sources);
+  }
+}

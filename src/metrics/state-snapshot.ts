@@ -1,0 +1,76 @@
+import { unallocated } from '../queue-id/core/refill-policy';
+import { maxIndexFor } from '../queue-id/core/queue-id-layout';
+import { QueueKeys } from '../queue-id/core/queue-keys';
+import { AppRegistry } from '../queue-id/core/app-registry';
+import { IdAllocRepository } from '../queue-id/id-alloc.repository';
+import { lengthsOf } from '../infra/redis/redis-key-ops';
+import { RedisClient } from '../infra/redis/redis.tokens';
+import { SegmentBufferView } from '../segment/core/segment-buffer';
+import { SegmentIdGenerator } from '../segment/core/segment-id-generator';
+
+export interface StateSources {
+  redis: RedisClient;
+  keys: QueueKeys;
+  registry: AppRegistry;
+  repo: IdAllocRepository;
+  /** null when segment mode is off. */
+  segment: () => SegmentIdGenerator | null;
+  snowflake: () => SnowflakeState;
+}
+
+export interface SnowflakeState {
+  mode: string;
+  workerId: number | null;
+  serving: boolean;
+}
+
+/** Everything the state gauges show, read in one go. */
+export interface StateSnapshot {
+  /** Lists of the registry's shards whose LLEN succeeded. */
+  queueLengths: Array<{ app: number; shard: number; length: number }>;
+  /** IDs each app of id_alloc can still hand out (queued + not yet allocated). */
+  remaining: Array<{ app: number; left: bigint }>;
+  segment: SegmentBufferView[];
+  snowflake: SnowflakeState;
+}
+
+/**
+ * One read of the state behind the gauges: one SELECT of id_alloc and one LLEN sweep over the
+ * lists of both the registry and id_alloc (each key once). Throws when MySQL or Redis fails.
+ */
+export async function readStateSnapshot(src: StateSources): Promise<StateSnapshot> {
+  const targets = src.registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => ({ app: app.appId, shard })));
+  const rows = await src.repo.findAll();
+  const keys = new Map<string, number>();
+  const indexOf = (app: number, shard: number): number => {
+    const key = src.keys.list(app, shard);
+    let i = keys.get(key);
+    if (i === undefined) {
+      i = keys.size;
+      keys.set(key, i);
+    }
+    return i;
+  };
+  const targetIndex = targets.map((t) => indexOf(t.app, t.shard));
+  const rowIndex = rows.map((r) => indexOf(r.appId, r.shardId));
+  const lengths = await lengthsOf(src.redis, [...keys.keys()]);
+
+  const queueLengths: StateSnapshot['queueLengths'] = [];
+  targets.forEach((t, i) => {
+    const [err, length] = lengths[targetIndex[i]];
+    if (!err) {
+      queueLengths.push({ app: t.app, shard: t.shard, length });
+    }
+  });
+  const perApp = new Map<number, bigint>();
+  rows.forEach((r, i) => {
+    const left = BigInt(lengths[rowIndex[i]][1]) + unallocated(r.maxId, maxIndexFor(r.appId, r.shardId, r.maxLimitId));
+    perApp.set(r.appId, (perApp.get(r.appId) ?? 0n) + left);
+  });
+  return {
+    queueLengths,
+    remaining: [...perApp].map(([app, left]) => ({ app, left })),
+    segment: src.segment()?.views() ?? [],
+    snowflake: src.snowflake(),
+  };
+}
