@@ -96,7 +96,7 @@ function failUnanswered(packet: Packet | undefined, manager: Manager): boolean {
 
 /** Drops the connection; the library's close handler fails the pending calls and reconnects. */
 function drop(manager: Manager, why: string): void {
-  logger.warn(`malformed data from ZooKeeper (${why}); dropping the connection`);
+  logger.warn(`dropping the connection to ZooKeeper to reconnect: ${why}`);
   manager.pendingBuffer = null;
   manager.socket?.destroy();
 }
@@ -105,7 +105,7 @@ function guardedOnSocketData(original: Manager['onSocketData']): Manager['onSock
   return function onSocketData(this: Manager, chunk: Buffer): void {
     const length = headLength(this.pendingBuffer, chunk);
     if (length !== undefined && (length < MIN_FRAME_BYTES || length > MAX_FRAME_BYTES)) {
-      drop(this, `frame length ${length}`);
+      drop(this, `malformed frame: length ${length}`);
       return;
     }
     const zxid = this.zxid;
@@ -117,15 +117,18 @@ function guardedOnSocketData(original: Manager['onSocketData']): Manager['onSock
       // Handles one frame, then calls this.onSocketData again (this wrapper) for the next one.
       original.call(this, chunk);
     } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      // Answered, then threw: the caller's callback threw (a bug of ours, not of the frame).
+      const why = head && answered.has(head) ? `a callback threw: ${message}` : `malformed frame: ${message}`;
       this.zxid = zxid;
       failUnanswered(head, this);
-      drop(this, err instanceof Error ? err.message : String(err));
+      drop(this, why);
       return;
     }
     // A reply taken off the queue but never answered: the library dropped it (xid out of order,
     // unknown request type) and destroyed the socket; its caller would have waited for ever.
     if (failUnanswered(head, this)) {
-      drop(this, 'a reply the client cannot match to its request');
+      drop(this, 'a reply that matches no request');
     }
   };
 }

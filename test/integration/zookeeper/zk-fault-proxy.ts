@@ -69,6 +69,9 @@ export class ZkFaultProxy {
   private readonly sockets = new Set<Socket>();
   private armed: FrameFault | null = null;
   private applied: Array<() => void> = [];
+  private holding = false;
+  private readonly held: Array<{ client: Socket; sent: Buffer[] }> = [];
+  private heldWaiters: Array<() => void> = [];
 
   private constructor(
     private readonly server: Server,
@@ -95,6 +98,28 @@ export class ZkFaultProxy {
     return new Promise<void>((resolve) => this.applied.push(resolve));
   }
 
+  /**
+   * New connections are accepted but not passed on to ZooKeeper: what the client sends is kept
+   * (the server is slow to answer the handshake) until `release`.
+   */
+  hold(): void {
+    this.holding = true;
+  }
+
+  /** Resolves once a held connection has sent its first full frame (the connect request). */
+  whenHeld(): Promise<void> {
+    return new Promise<void>((resolve) => this.heldWaiters.push(resolve));
+  }
+
+  /** Passes the held connections, and what they sent, on to ZooKeeper. */
+  release(): void {
+    this.holding = false;
+    for (const { client, sent } of this.held.splice(0)) {
+      client.removeAllListeners('data');
+      this.accept(client, Buffer.concat(sent));
+    }
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) {
       socket.destroy();
@@ -102,8 +127,31 @@ export class ZkFaultProxy {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private accept(client: Socket): void {
+  private hold1(client: Socket): void {
+    const entry = { client, sent: [] as Buffer[] };
+    this.held.push(entry);
+    this.sockets.add(client);
+    client.on('error', () => undefined);
+    client.on('data', (chunk: Buffer) => {
+      entry.sent.push(chunk);
+      const bytes = Buffer.concat(entry.sent);
+      if (bytes.length >= 4 && bytes.length >= 4 + bytes.readInt32BE(0)) {
+        for (const resolve of this.heldWaiters.splice(0)) {
+          resolve();
+        }
+      }
+    });
+  }
+
+  private accept(client: Socket, alreadySent?: Buffer): void {
+    if (this.holding) {
+      this.hold1(client);
+      return;
+    }
     const upstream = createConnection(this.targetPort, this.targetHost);
+    if (alreadySent?.length) {
+      upstream.write(alreadySent);
+    }
     for (const s of [client, upstream]) {
       this.sockets.add(s);
       s.on('error', () => undefined);

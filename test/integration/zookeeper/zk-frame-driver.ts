@@ -6,6 +6,7 @@
  *
  * argv: <ZooKeeper address>
  */
+import { EventEmitter } from 'node:events';
 import { Client, State, createClient } from 'node-zookeeper-client';
 import { ZookeeperClient } from '../../../src/infra/zookeeper/zookeeper-client';
 import { isUnavailable } from '../../../src/infra/zookeeper/zookeeper-errors';
@@ -16,6 +17,10 @@ export type DriverCommand =
   /** Several getData calls at once (all in flight when the fault hits). */
   | { cmd: 'getDataMany'; path: string; count: number }
   | { cmd: 'awaitReconnected' }
+  /** Starts connecting, without waiting for the session. */
+  | { cmd: 'startConnecting' }
+  /** Closes the raw client and waits until it is closed. */
+  | { cmd: 'closeRaw' }
   | { cmd: 'wrapperGetData'; path: string }
   | { cmd: 'exit' };
 
@@ -33,6 +38,8 @@ export interface DriverReply {
 
 const address = process.argv[2];
 const SESSION_TIMEOUT_MS = 4000;
+/** ConnectionManager.STATES.CLOSED of node-zookeeper-client. */
+const CLOSED = -2;
 let raw: Client | null = null;
 let disconnects = 0;
 let wrapper: ZookeeperClient | null = null;
@@ -77,6 +84,21 @@ async function handle(msg: DriverCommand): Promise<DriverReply> {
       return getData(msg.path);
     case 'getDataMany':
       return { ok: true, replies: await Promise.all(Array.from({ length: msg.count }, () => getData(msg.path))) };
+    case 'startConnecting':
+      raw = createClient(address, { sessionTimeout: SESSION_TIMEOUT_MS, spinDelay: 100 });
+      raw.connect();
+      return { ok: true };
+    case 'closeRaw': {
+      // A client that never connected emits no 'disconnected': watch the library's own state.
+      const client = rawClient();
+      raw = null;
+      const manager = (client as unknown as { connectionManager: EventEmitter }).connectionManager;
+      await new Promise<void>((resolve) => {
+        manager.on('state', (state: number) => state === CLOSED && resolve());
+        client.close();
+      });
+      return { ok: true };
+    }
     case 'awaitReconnected': {
       // The connection must have been dropped (at least one 'disconnected'), and be back.
       const client = rawClient();

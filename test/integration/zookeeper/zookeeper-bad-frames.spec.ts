@@ -113,6 +113,20 @@ describe('ZooKeeper client on malformed frames from the server', () => {
     expect(await driver.exit()).toBe(0);
   });
 
+  // close() during the handshake queued a CLOSE_SESSION with xid 0; the connect response that came
+  // next was read as the reply to it, its session id as an error code: "Unknown code: <random>".
+  it('a client closed while its handshake is unanswered: the late answer does not end the process', async () => {
+    driver = Driver.start(proxy.address);
+    proxy.hold();
+    const held = proxy.whenHeld();
+    await driver.request({ cmd: 'startConnecting' });
+    await held;
+    const closed = driver.request({ cmd: 'closeRaw' });
+    proxy.release();
+    expect(await closed).toEqual({ ok: true });
+    expect(await driver.exit()).toBe(0);
+  });
+
   it.each(['unknown-error-code', 'cut-mid-frame'] as const)(
     '%s through the service wrapper: unavailable, then served again',
     async (fault) => {
