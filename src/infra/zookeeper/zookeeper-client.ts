@@ -1,5 +1,10 @@
 import { Client, CreateMode, Exception, State, createClient } from 'node-zookeeper-client';
 import { ZookeeperUnavailableError } from './zookeeper-errors';
+import { installZookeeperFrameGuard } from './zookeeper-frame-guard';
+
+// A malformed frame from ZooKeeper drops the connection instead of throwing out of the library's
+// socket handler and ending the process.
+installZookeeperFrameGuard();
 
 export interface ZookeeperOptions {
   /** `host:port[,host:port…][/chroot]`. */
@@ -141,14 +146,20 @@ export class ZookeeperClient {
         }
         reject(new ZookeeperUnavailableError(`no answer from ZooKeeper at ${this.options.address} within ${this.options.sessionTimeoutMs} ms`));
       }, this.options.sessionTimeoutMs);
-      run((err, value) => {
+      try {
+        run((err, value) => {
+          clearTimeout(timer);
+          if (err) {
+            reject(toError(err));
+          } else {
+            resolve(value as T);
+          }
+        });
+      } catch (err) {
+        // Refused before it was sent (e.g. an invalid path): no answer to wait for.
         clearTimeout(timer);
-        if (err) {
-          reject(toError(err));
-        } else {
-          resolve(value as T);
-        }
-      });
+        reject(toError(err));
+      }
     });
   }
 
