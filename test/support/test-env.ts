@@ -80,8 +80,6 @@ export async function createTestEnv(name: string): Promise<TestEnv> {
     sql: (query, params) => rootQuery(query, database, params),
     cleanup: async () => {
       await deleteByPrefix(redis, keyPrefix);
-      // "Pushed up to" markers of lists without a hash tag: `{<list>}:pushed`.
-      await deleteByPrefix(redis, `{${keyPrefix}`);
       redis.disconnect();
       await rootQuery(`DROP DATABASE IF EXISTS \`${database}\``);
     },
