@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
+import { pushRange } from '../../../src/queue-id/segment-push';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
 /** A gatePass for the given shard, found by search (the hash is tested elsewhere). */
@@ -102,6 +103,10 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       expect((await request(app, 'DELETE', '/admin/apps/8')).status).toBe(200);
       // A refill whose allocation comes after the delete finds no row.
       expect(await repo.allocate(8, shard, 1)).toBeNull();
+      // The in-flight refill now pushes its range: refused by the marker the delete raised.
+      const late = await pushRange(env.redis, list(8, shard), mark(8, shard), 1n, 100n);
+      expect(late).toEqual({ pushed: 0, refusedAt: { from: 1n, mark: 100n } });
+      expect(await env.redis.llen(list(8, shard))).toBe(0);
 
       expect((await request(app, 'POST', '/admin/apps', { body: { appId: 8, appName: 'eight', step: 100 } })).status).toBe(201);
       const got = await ids(8, gatePassForShard(shard), 100);
@@ -114,6 +119,9 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       expect((await maxIds('id_alloc_retired', 8))[shard]).toBe('100');
       expect(await env.redis.get(mark(8, shard))).toBe('100');
       expect(await env.redis.get(mark(8, 0))).toBe('0');
+      // Nothing of the old range reached the re-created app's list.
+      const queued = await env.redis.lrange(list(8, shard), 0, -1);
+      expect(queued.filter((i) => BigInt(i) <= 100n)).toEqual([]);
     });
 
     it('concurrent creates of one new appId: one 201, the others 200, 64 rows', async () => {
