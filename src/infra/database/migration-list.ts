@@ -2,6 +2,7 @@ import { CreateIdAlloc1763769600000 } from '../../../migrations/1763769600000-cr
 import { CreateLeafAlloc1763769700000 } from '../../../migrations/1763769700000-create-leaf-alloc';
 import { CreateLeafWorkeridAlloc1763769800000 } from '../../../migrations/1763769800000-create-leaf-workerid-alloc';
 import { CreateIdAllocNextProcedure1763770500000 } from '../../../migrations/1763770500000-create-id-alloc-next-procedure';
+import { AddLeafWorkeridAllocOwner1763770800000 } from '../../../migrations/1763770800000-add-leaf-workerid-alloc-owner';
 
 /** Every migration, in order. Listed explicitly (no glob) so ts-node, Jest and dist load the same classes. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   CreateLeafAlloc1763769700000,
   CreateLeafWorkeridAlloc1763769800000,
   CreateIdAllocNextProcedure1763770500000,
+  AddLeafWorkeridAllocOwner1763770800000,
 ];
