@@ -57,7 +57,9 @@ export class MysqlRegistry implements WorkerIdRegistry {
       }
     }
     const workerId = assertWorkerIdInRange(row.id, `leaf_workerid_alloc row of ${ipPort} (worker id = row id)`);
+    const started = this.options.clock.now();
     await this.claim(workerId, ipPort);
+    now += this.options.clock.now() - started;
     // Read after the claim: a previous holder can no longer extend it.
     const held = await repository.holder(workerId);
     const recordedUntil = held?.maxTimestamp ?? 0;

@@ -165,7 +165,9 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     const { zk, cacheFile, startAllowanceMs } = this.options;
     await zk.mkdirp(this.foreverPath);
     await zk.mkdirp(this.livePath.slice(0, this.livePath.lastIndexOf('/')));
+    const started = this.options.clock.now();
     await this.claimLive(now);
+    now += this.options.clock.now() - started;
     const existing = await this.findOwnNode();
     if (existing !== null) {
       const node = await zk.getData(existing);
