@@ -9,14 +9,25 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class AddLeafWorkeridAllocOwner1763770800000 implements MigrationInterface {
   name = 'AddLeafWorkeridAllocOwner1763770800000';
 
+  // hasColumn instead of ADD COLUMN IF NOT EXISTS, which MySQL (unlike MariaDB) lacks.
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
-      ALTER TABLE \`leaf_workerid_alloc\`
-        ADD COLUMN IF NOT EXISTS \`owner\` varchar(64) DEFAULT NULL COMMENT 'token of the live holder',
-        ADD COLUMN IF NOT EXISTS \`last_report\` datetime(3) DEFAULT NULL COMMENT 'database time of the last report'`);
+    if (!(await queryRunner.hasColumn('leaf_workerid_alloc', 'owner'))) {
+      await queryRunner.query(
+        "ALTER TABLE `leaf_workerid_alloc` ADD COLUMN `owner` varchar(64) DEFAULT NULL COMMENT 'token of the live holder'",
+      );
+    }
+    if (!(await queryRunner.hasColumn('leaf_workerid_alloc', 'last_report'))) {
+      await queryRunner.query(
+        "ALTER TABLE `leaf_workerid_alloc` ADD COLUMN `last_report` datetime(3) DEFAULT NULL COMMENT 'database time of the last report'",
+      );
+    }
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('ALTER TABLE `leaf_workerid_alloc` DROP COLUMN IF EXISTS `owner`, DROP COLUMN IF EXISTS `last_report`');
+    for (const column of ['owner', 'last_report']) {
+      if (await queryRunner.hasColumn('leaf_workerid_alloc', column)) {
+        await queryRunner.query(`ALTER TABLE \`leaf_workerid_alloc\` DROP COLUMN \`${column}\``);
+      }
+    }
   }
 }
