@@ -63,7 +63,13 @@ export class MysqlRegistry implements WorkerIdRegistry {
     // Read after the claim: a previous holder can no longer extend it.
     const held = await repository.holder(workerId);
     const recordedUntil = held?.maxTimestamp ?? 0;
-    assertClockNotBehind(now, recordedUntil, `leaf_workerid_alloc (ip_port ${ipPort})`, this.options.startAllowanceMs);
+    try {
+      assertClockNotBehind(now, recordedUntil, `leaf_workerid_alloc (ip_port ${ipPort})`, this.options.startAllowanceMs);
+    } catch (err) {
+      // Refused: free the row again (time unchanged) so a corrected start need not wait.
+      await repository.release(workerId, this.owner, recordedUntil);
+      throw err;
+    }
     this.workerId = workerId;
     this.lost = false;
     return { workerId, recordedUntil };

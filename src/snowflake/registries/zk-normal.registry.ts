@@ -146,8 +146,17 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
       return;
     }
     await this.options.zk.setData(this.nodePath as string, this.nodeData(maxTimestamp));
+    await this.freeLive();
+  }
+
+  /** Marks our live node free (owner ''), if it is still ours. */
+  private async freeLive(): Promise<void> {
+    if (this.liveVersion === null) {
+      return;
+    }
     try {
-      await this.options.zk.setData(this.livePath, encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: 0, owner: '' }), this.liveVersion);
+      const free = encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: 0, owner: '' });
+      await this.options.zk.setData(this.livePath, free, this.liveVersion);
     } catch (err) {
       if (!isConflict(err)) {
         throw err;
@@ -177,7 +186,12 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
         node ? decodeNodeData(node.data).timestamp : 0,
         cached !== null && cached.workerId === workerId ? cached.maxTimestamp : 0,
       );
-      assertClockNotBehind(now, recorded, `ZooKeeper node ${existing} / ${cacheFile.path}`, startAllowanceMs);
+      try {
+        assertClockNotBehind(now, recorded, `ZooKeeper node ${existing} / ${cacheFile.path}`, startAllowanceMs);
+      } catch (err) {
+        await this.freeLive(); // so that a corrected start need not wait
+        throw err;
+      }
       this.workerId = workerId;
       this.nodePath = existing;
       this.logger.log(`reusing ${existing}: worker id ${this.workerId}`);

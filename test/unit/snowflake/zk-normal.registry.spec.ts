@@ -80,6 +80,10 @@ describe('ZkNormalRegistry (in-memory ZooKeeper, cache file in a temp dir)', () 
     expect(await third.register(T + 20)).toEqual({ workerId, recordedUntil: T + 60 });
     await third.heartbeat(T + 400, T + 5000); // then crashes too; a restart far behind is refused
     await expect(registry(zk).register(T + 400)).rejects.toMatchObject({ kind: ErrorKind.SnowflakeStartRefused });
+    // The refused start freed the live node: a corrected start takes it without waiting.
+    const clock = new FakeClock(T);
+    expect(await registry(zk, 8080, clock).register(T + 5000)).toEqual({ workerId, recordedUntil: T + 5000 });
+    expect(clock.time).toBe(T);
   });
 
   it('refuses a second live instance with the same ip:port (its live node changes while the start waits)', async () => {
