@@ -24,6 +24,12 @@ export interface SnowflakeConfig {
   /** Directory of the local cache files (worker id and max timestamp). */
   cacheDir: string;
   reportIntervalMs: number;
+  /**
+   * Each report records now + this as an upper bound of the IDs issued until the next report; IDs
+   * are issued only below the recorded time, and a restart waits until its clock is past it. In
+   * mysql mode it is also how long a row's last report keeps it owned by a live instance.
+   */
+  recordAheadMs: number;
   /** zk_recycle: an inuse worker id not reported for this long is reclaimed by any instance. */
   leaseMs: number;
   /** zk_recycle: an instance stops issuing when it has not reported for leaseMs - leaseMarginMs. */
@@ -55,6 +61,13 @@ export function readSnowflakeConfig(env: Env, httpPort: number, now = Date.now()
   }
   const port = readInt(env, 'SNOWFLAKE_PORT', httpPort, 0, 65535);
   const reportIntervalMs = readInt(env, 'SNOWFLAKE_REPORT_INTERVAL_MS', 3000, 50, 60_000);
+  const recordAheadMs = readInt(env, 'SNOWFLAKE_RECORD_AHEAD_MS', 3 * reportIntervalMs, 1, 3_600_000);
+  if (recordAheadMs <= reportIntervalMs) {
+    throw new ConfigError(
+      'SNOWFLAKE_RECORD_AHEAD_MS',
+      `must be greater than SNOWFLAKE_REPORT_INTERVAL_MS (${reportIntervalMs}), got ${recordAheadMs}; 3 × the interval leaves room for two failed reports`,
+    );
+  }
   const leaseMs = readInt(env, 'SNOWFLAKE_LEASE_MS', 600_000, 1000, 86_400_000);
   const leaseMarginMs = readInt(env, 'SNOWFLAKE_LEASE_MARGIN_MS', Math.min(60_000, Math.floor(leaseMs / 4)), 0, leaseMs);
   if (leaseMs - leaseMarginMs < 2 * reportIntervalMs) {
@@ -84,6 +97,7 @@ export function readSnowflakeConfig(env: Env, httpPort: number, now = Date.now()
     },
     cacheDir: readString(env, 'SNOWFLAKE_CACHE_DIR', join(tmpdir(), 'shardleaf-snowflake')),
     reportIntervalMs,
+    recordAheadMs,
     leaseMs,
     leaseMarginMs,
     clockToleranceMs: readInt(env, 'SNOWFLAKE_CLOCK_TOLERANCE_MS', 5, 0, 1000),

@@ -10,11 +10,17 @@ export interface GeneratorReadiness {
   queue: boolean;
   /** null: segment mode is off. */
   segment: boolean | null;
-  /** null: snowflake mode is off. */
+  /** null: snowflake mode is off; false: enabled but not issuing (lease lost, record not extended). */
   snowflake: boolean | null;
+  /** Why the snowflake generator is not issuing, when it is enabled and not. */
+  snowflakeReason?: string;
 }
 
-/** Whether each enabled generator has initialised (read by readiness, metrics and the dashboard). */
+/**
+ * Whether each enabled generator can issue IDs (read by readiness, metrics and the dashboard): the
+ * queue and segment generators once initialised, snowflake while it is serving (a lost zk_recycle
+ * lease or a record that could not be extended makes it not ready).
+ */
 @Injectable()
 export class GeneratorState {
   constructor(
@@ -30,10 +36,18 @@ export class GeneratorState {
   }
 
   readiness(): GeneratorReadiness {
-    return {
+    const state: GeneratorReadiness = {
       queue: this.registry.isLoaded,
       segment: this.config.segment.enabled ? this.segmentGenerator.isInitialised : null,
-      snowflake: this.config.snowflake.mode === 'off' ? null : this.snowflake.workerId !== null,
+      snowflake: null,
     };
+    if (this.config.snowflake.mode !== 'off') {
+      const reason = this.snowflake.notServingReason();
+      state.snowflake = reason === null;
+      if (reason !== null) {
+        state.snowflakeReason = reason;
+      }
+    }
+    return state;
   }
 }

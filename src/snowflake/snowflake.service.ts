@@ -41,23 +41,31 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
         `the identity port is 0 (PORT=0): instances on ${cfg.ip} share one ip:port and so one worker id; set SNOWFLAKE_PORT`,
       );
     }
-    let workerId: number;
+    let generator: SnowflakeGenerator;
     try {
-      workerId = await registry.register(this.clock.now());
+      const { workerId, recordedUntil } = await registry.register(this.clock.now());
+      await this.waitPast(recordedUntil, registry);
       await this.peerClock.check(registry);
+      generator = new SnowflakeGenerator(
+        {
+          twepoch: cfg.twepoch,
+          workerId,
+          clockToleranceMs: cfg.clockToleranceMs,
+          randomStartBound: cfg.randomStartBound,
+        },
+        this.clock,
+      );
+      // Record ahead before the first ID: the generator has no ceiling until then.
+      const now = this.clock.now();
+      const report = await registry.heartbeat(now, now + cfg.recordAheadMs);
+      this.lastReport = this.clock.now();
+      generator.raiseCeiling(report.recordedUntil);
     } catch (err) {
       await this.closeQuietly(registry, this.clock.now());
       throw err;
     }
-    this.generator = new SnowflakeGenerator(
-      {
-        twepoch: cfg.twepoch,
-        workerId,
-        clockToleranceMs: cfg.clockToleranceMs,
-        randomStartBound: cfg.randomStartBound,
-      },
-      this.clock,
-    );
+    const workerId = generator.workerId;
+    this.generator = generator;
     this.heartbeat = new Heartbeat(cfg.reportIntervalMs, () => this.beat());
     this.heartbeat.start();
     this.logger.log(`snowflake ready: ${registry.description}, ${cfg.ip}:${cfg.port}, worker id ${workerId}`);
@@ -69,6 +77,8 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     const generator = this.generator;
     this.generator = null;
     if (this.registry !== null && generator !== null) {
+      // No ID after this: the time recorded next is exactly the last ID's.
+      generator.stop();
       await this.closeQuietly(this.registry, Math.max(this.clock.now(), generator.lastIssuedTimestamp));
     }
   }
@@ -94,17 +104,33 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     return this.clock.now();
   }
 
-  /** Whether IDs may be issued now: a worker id is held and (zk_recycle) its lease is not lost. */
+  /**
+   * Whether IDs may be issued now: a worker id is held, its ownership (lease) is not lost, and the
+   * clock is below the time recorded in the registry (the last reports succeeded).
+   */
   get serving(): boolean {
-    if (this.registry === null || this.generator === null) {
-      return false;
+    return this.notServingReason() === null;
+  }
+
+  /** Why IDs cannot be issued now (for readiness), or null when they can. */
+  notServingReason(): string | null {
+    if (this.registry === null) {
+      return 'snowflake mode is off';
     }
+    const generator = this.generator;
+    if (generator === null) {
+      return 'snowflake generator is not initialised';
+    }
+    const now = this.clock.now();
     try {
-      this.registry.assertServing(this.clock.now());
-      return true;
-    } catch {
-      return false;
+      this.registry.assertServing(now);
+    } catch (err) {
+      return (err as Error).message;
     }
+    if (!generator.canIssueAt(now)) {
+      return `the time recorded in ${this.registry.description} (${new Date(generator.ceiling).toISOString()}) was not extended: reports are failing; not issuing IDs`;
+    }
+    return null;
   }
 
   /** When the last periodic report to the registry succeeded (ms since 1970), null before the first. */
@@ -124,13 +150,34 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     try {
-      const workerId = await registry.heartbeat(this.clock.now());
+      const now = this.clock.now();
+      const report = await registry.heartbeat(now, now + this.config.snowflake.recordAheadMs);
       this.lastReport = this.clock.now();
-      if (workerId !== generator.workerId) {
-        generator.switchWorker(workerId);
+      if (report.workerId !== generator.workerId) {
+        generator.switchWorker(report.workerId);
       }
+      // Only after the time is recorded: IDs below it may be issued.
+      generator.raiseCeiling(report.recordedUntil);
     } catch (err) {
       this.logger.warn(`report to ${registry.description} failed: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * A crash leaves the time recorded ahead of the last IDs: no ID until the clock is past it (the
+   * registry has refused a time further ahead than the record-ahead window + tolerance).
+   */
+  private async waitPast(recordedUntil: number, registry: WorkerIdRegistry): Promise<void> {
+    let behind = recordedUntil - this.clock.now();
+    if (behind < 0) {
+      return;
+    }
+    this.logger.warn(
+      `the time recorded in ${registry.description} is ${behind} ms ahead of this clock (a crash, or a restart on a clock set back): waiting until the clock is past it`,
+    );
+    while (behind >= 0) {
+      await this.clock.sleep(behind + 1);
+      behind = recordedUntil - this.clock.now();
     }
   }
 

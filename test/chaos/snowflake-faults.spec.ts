@@ -138,7 +138,8 @@ describe('snowflake IDs under faults', () => {
   }, 300_000);
 
   it('5b. mysql: restarts with a clock behind the last report are refused; a crash + restart on a clock behind its last IDs issues no duplicate', async () => {
-    const env = baseEnv({ SNOWFLAKE_MODE: 'mysql', SNOWFLAKE_REPORT_INTERVAL_MS: '5000' });
+    const AHEAD = 7500;
+    const env = baseEnv({ SNOWFLAKE_MODE: 'mysql', SNOWFLAKE_REPORT_INTERVAL_MS: '5000', SNOWFLAKE_RECORD_AHEAD_MS: String(AHEAD) });
     const services = await Promise.all(['my1', 'my2', 'my3'].map((n) => ServiceProcess.create(n, env)));
     await services[0].start();
     await Promise.all(services.slice(1).map((s) => s.start()));
@@ -165,8 +166,9 @@ describe('snowflake IDs under faults', () => {
         expect(behind.code).not.toBe(0);
         refusal = /behind the time recorded[^\n]*/.exec(behind.log)?.[0] ?? behind.log.slice(-500);
         await victim.start();
-        // A crash right before a report: the IDs of the last interval are not in the table. The
-        // restart's clock is set back to just after the last report (behind those IDs).
+        // A crash right before a report: the IDs of the last interval are after the last report.
+        // The restart's clock is set back to just after the last report (behind those IDs); the
+        // table holds that report's time + AHEAD (recorded ahead), which the restart waits out.
         const before = await reported();
         for (let i = 0; i < 100 && (await reported()) === before; i++) {
           await sleep(50);
@@ -174,7 +176,7 @@ describe('snowflake IDs under faults', () => {
         await sleep(4500);
         await victim.kill('SIGKILL');
         // Read after the kill: the last report that made it into the table, whenever it ran.
-        const report = await reported();
+        const report = (await reported()) - AHEAD;
         await victim.start({ TEST_CLOCK_OFFSET_MS: String(report + 1 - Date.now()) });
       },
     });

@@ -71,12 +71,15 @@ export async function createTestEnv(name: string): Promise<TestEnv> {
     PORT: '0',
   };
   const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  // Each app a snowflake identity of its own (PORT=0 would give every app of a suite the same
+  // ip:port, which a second live instance is refused for); a suite sets SNOWFLAKE_PORT to reuse one.
+  let identityPort = 20_000;
   return {
     database,
     keyPrefix,
     env,
     redis,
-    config: (overrides = {}) => loadConfig({ ...env, ...overrides }),
+    config: (overrides = {}) => loadConfig({ ...env, SNOWFLAKE_PORT: String(identityPort++), ...overrides }),
     sql: (query, params) => rootQuery(query, database, params),
     cleanup: async () => {
       await deleteByPrefix(redis, keyPrefix);

@@ -4,6 +4,7 @@ import { CreateLeafWorkeridAlloc1763769800000 } from '../../../migrations/176376
 import { CreateIdAllocNextProcedure1763770500000 } from '../../../migrations/1763770500000-create-id-alloc-next-procedure';
 import { CreateIdAllocRetired1763770600000 } from '../../../migrations/1763770600000-create-id-alloc-retired';
 import { CreateLeafAllocRetired1763770700000 } from '../../../migrations/1763770700000-create-leaf-alloc-retired';
+import { AddLeafWorkeridAllocOwner1763770800000 } from '../../../migrations/1763770800000-add-leaf-workerid-alloc-owner';
 
 /** Every migration, in order. Listed explicitly (no glob) so ts-node, Jest and dist load the same classes. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   CreateIdAllocNextProcedure1763770500000,
   CreateIdAllocRetired1763770600000,
   CreateLeafAllocRetired1763770700000,
+  AddLeafWorkeridAllocOwner1763770800000,
 ];

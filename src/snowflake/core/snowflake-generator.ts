@@ -35,6 +35,12 @@ export class SnowflakeGenerator {
   private lastId = 0n;
   private workerPart: bigint;
   private currentWorkerId: number;
+  /**
+   * IDs are issued only for timestamps below this: the time the registry has recorded as an upper
+   * bound of this instance's IDs ("reserved until"). Raised after each successful report; a
+   * restart waits until its clock is past the recorded time, so no ID can repeat after a crash.
+   */
+  private reservedUntil = -Infinity;
 
   constructor(
     private readonly options: GeneratorOptions,
@@ -52,6 +58,28 @@ export class SnowflakeGenerator {
   /** The timestamp (ms) of the last ID issued, or -1. */
   get lastIssuedTimestamp(): number {
     return this.lastTimestamp;
+  }
+
+  /** The exclusive upper bound of the timestamps this generator may issue (-Infinity: none). */
+  get ceiling(): number {
+    return this.reservedUntil;
+  }
+
+  /** Raises the ceiling to a time the registry has recorded (never lowers it). */
+  raiseCeiling(recordedUntil: number): void {
+    if (recordedUntil > this.reservedUntil) {
+      this.reservedUntil = recordedUntil;
+    }
+  }
+
+  /** Whether an ID with the current time may be issued (below the ceiling). */
+  canIssueAt(now: number): boolean {
+    return now < this.reservedUntil;
+  }
+
+  /** Stops issuing for good (graceful shutdown, before the last time is recorded). */
+  stop(): void {
+    this.reservedUntil = -Infinity;
   }
 
   /** Used by zk_recycle when the instance moves to a fresh worker id. */
@@ -97,6 +125,7 @@ export class SnowflakeGenerator {
         }
         return offset;
       }
+      this.assertBelowCeiling(timestamp);
       let sequence: number;
       if (timestamp === this.lastTimestamp) {
         sequence = (this.sequence + 1) & MAX_SEQUENCE;
@@ -121,6 +150,7 @@ export class SnowflakeGenerator {
         }
         continue;
       }
+      this.assertBelowCeiling(timestamp);
       const delta = timestamp - this.options.twepoch;
       if (delta < 0 || delta > MAX_TIME_DELTA) {
         throw new IdGenError(
@@ -134,6 +164,17 @@ export class SnowflakeGenerator {
       ids.push(this.lastId);
     }
     return 0;
+  }
+
+  private assertBelowCeiling(timestamp: number): void {
+    if (timestamp >= this.reservedUntil) {
+      throw new IdGenError(
+        ErrorKind.SnowflakeLeaseLost,
+        this.reservedUntil === -Infinity
+          ? 'snowflake generator is stopped or has no recorded time yet; not issuing IDs'
+          : `the time recorded in the worker-id registry (${new Date(this.reservedUntil).toISOString()}) could not be extended (registry unreachable, or the worker id taken over); not issuing IDs at or beyond it`,
+      );
+    }
   }
 
   /** Spins until the clock leaves the last ID's millisecond (or moves back, handled by the caller). */

@@ -1,4 +1,4 @@
-import { PeerEndpoint, WorkerIdRegistry } from '../core/worker-id-registry';
+import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
 import { assertClockNotBehind, assertWorkerIdInRange, startRefused } from './start-refusal';
 import { WorkerIdCacheFile } from './worker-id-cache-file';
 
@@ -8,11 +8,14 @@ export interface LocalRegistryOptions {
   /** `{"ip:port": workerId}`. */
   workerIdMap: Record<string, number>;
   cacheFile: WorkerIdCacheFile;
+  /** How far the recorded time may be ahead of the clock at start (waited out, not refused). */
+  startAllowanceMs: number;
 }
 
 /**
  * The fork's `local` mode: the worker id comes from configuration; the local cache file keeps it
- * with the largest reported time, and a start whose clock is behind that time is refused.
+ * with the time recorded ahead (an upper bound of the IDs issued); a start waits until its clock
+ * is past it, or is refused when it is further behind than the allowance.
  */
 export class LocalRegistry implements WorkerIdRegistry {
   private workerId: number | null = null;
@@ -24,7 +27,7 @@ export class LocalRegistry implements WorkerIdRegistry {
     return `local (cache file ${this.options.cacheFile.path})`;
   }
 
-  async register(now: number): Promise<number> {
+  async register(now: number): Promise<Registration> {
     const self = `${this.options.ip}:${this.options.port}`;
     const configured = this.options.workerIdMap[self];
     if (configured === undefined) {
@@ -32,18 +35,18 @@ export class LocalRegistry implements WorkerIdRegistry {
     }
     const workerId = assertWorkerIdInRange(configured, 'SNOWFLAKE_WORKER_ID_MAP');
     const cached = await this.options.cacheFile.read();
-    if (cached) {
-      assertClockNotBehind(now, cached.maxTimestamp, `the cache file ${this.options.cacheFile.path}`);
-    }
+    const recordedUntil = cached?.maxTimestamp ?? 0;
+    assertClockNotBehind(now, recordedUntil, `the cache file ${this.options.cacheFile.path}`, this.options.startAllowanceMs);
     this.workerId = workerId;
-    await this.record(now);
-    return workerId;
+    this.maxTimestamp = recordedUntil;
+    return { workerId, recordedUntil };
   }
 
-  async heartbeat(now: number): Promise<number> {
+  async heartbeat(_now: number, until: number): Promise<Report> {
     const workerId = this.requireWorkerId();
-    await this.record(now);
-    return workerId;
+    this.maxTimestamp = Math.max(this.maxTimestamp, until);
+    await this.write(this.maxTimestamp);
+    return { workerId, recordedUntil: this.maxTimestamp };
   }
 
   assertServing(): void {
@@ -62,15 +65,14 @@ export class LocalRegistry implements WorkerIdRegistry {
 
   async release(maxTimestamp: number): Promise<void> {
     if (this.workerId !== null) {
-      await this.record(maxTimestamp);
+      await this.write(maxTimestamp);
     }
   }
 
   async close(): Promise<void> {}
 
-  private async record(timestamp: number): Promise<void> {
-    this.maxTimestamp = Math.max(this.maxTimestamp, timestamp);
-    await this.options.cacheFile.write({ workerId: this.requireWorkerId(), maxTimestamp: this.maxTimestamp });
+  private async write(maxTimestamp: number): Promise<void> {
+    await this.options.cacheFile.write({ workerId: this.requireWorkerId(), maxTimestamp });
   }
 
   private requireWorkerId(): number {

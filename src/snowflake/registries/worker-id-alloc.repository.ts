@@ -8,6 +8,16 @@ export interface WorkerIdAllocRow {
   maxTimestamp: number | null;
 }
 
+/** Who holds a row: its owner token and how long ago (database clock) it last reported. */
+export interface WorkerIdHolder {
+  owner: string | null;
+  /** The raw last_report value: a change means the holder reported again. */
+  lastReport: string | null;
+  /** Milliseconds since the last report by the database's clock (null: never reported). */
+  agoMs: number | null;
+  maxTimestamp: number | null;
+}
+
 interface RawRow {
   id: number | string;
   ip_port: string;
@@ -28,12 +38,15 @@ export class WorkerIdAllocRepository {
     return rows.length > 0 ? toRow(rows[0]) : null;
   }
 
-  /** Inserts this instance's row; resolves null when another instance inserted it first. */
-  async insert(ip: string, port: number, maxTimestamp: number): Promise<number | null> {
+  /**
+   * Inserts this instance's row, owned by `owner` (no time recorded yet); resolves null when
+   * another instance inserted it first.
+   */
+  async insert(ip: string, port: number, owner: string): Promise<number | null> {
     try {
       const result: { insertId: number } = await this.dataSource.query(
-        'INSERT INTO leaf_workerid_alloc (ip_port, ip, port, max_timestamp) VALUES (?, ?, ?, ?)',
-        [`${ip}:${port}`, ip, String(port), maxTimestamp],
+        'INSERT INTO leaf_workerid_alloc (ip_port, ip, port, max_timestamp, owner, last_report) VALUES (?, ?, ?, NULL, ?, NOW(3))',
+        [`${ip}:${port}`, ip, String(port), owner],
       );
       return Number(result.insertId);
     } catch (err) {
@@ -45,12 +58,58 @@ export class WorkerIdAllocRepository {
     }
   }
 
-  /** Records a reported time; the stored value never decreases. */
-  async reportTimestamp(id: number, timestamp: number): Promise<void> {
-    await this.dataSource.query(
-      'UPDATE leaf_workerid_alloc SET max_timestamp = GREATEST(COALESCE(max_timestamp, 0), ?) WHERE id = ?',
-      [timestamp, id],
+  /**
+   * Takes the row for `owner` when it is free (no owner, a graceful stop), already ours, or its
+   * holder has not reported for `livenessMs` by the database's clock. Resolves whether it did.
+   */
+  async claim(id: number, owner: string, livenessMs: number): Promise<boolean> {
+    const result: { affectedRows: number } = await this.dataSource.query(
+      `UPDATE leaf_workerid_alloc SET owner = ?, last_report = NOW(3)
+        WHERE id = ? AND (owner IS NULL OR owner = ? OR last_report IS NULL OR last_report < NOW(3) - INTERVAL ? MICROSECOND)`,
+      [owner, id, owner, livenessMs * 1000],
     );
+    return Number(result.affectedRows) > 0;
+  }
+
+  async holder(id: number): Promise<WorkerIdHolder | null> {
+    const rows: Array<{ owner: string | null; last_report: string | null; ago_ms: string | number | null; max_timestamp: string | number | null }> =
+      await this.dataSource.query(
+        `SELECT owner, CAST(last_report AS CHAR) AS last_report, TIMESTAMPDIFF(MICROSECOND, last_report, NOW(3)) DIV 1000 AS ago_ms, max_timestamp
+           FROM leaf_workerid_alloc WHERE id = ?`,
+        [id],
+      );
+    if (rows.length === 0) {
+      return null;
+    }
+    const r = rows[0];
+    return {
+      owner: r.owner,
+      lastReport: r.last_report,
+      agoMs: r.ago_ms === null ? null : Number(r.ago_ms),
+      maxTimestamp: r.max_timestamp === null ? null : Number(r.max_timestamp),
+    };
+  }
+
+  /**
+   * Records `until` (never lowering the stored time) while the row is still owned by `owner`;
+   * resolves false when it is not (the ownership was lost: stop issuing).
+   */
+  async report(id: number, owner: string, until: number): Promise<boolean> {
+    const result: { affectedRows: number } = await this.dataSource.query(
+      `UPDATE leaf_workerid_alloc SET max_timestamp = GREATEST(COALESCE(max_timestamp, 0), ?), last_report = NOW(3)
+        WHERE id = ? AND owner = ?`,
+      [until, id, owner],
+    );
+    return Number(result.affectedRows) > 0;
+  }
+
+  /** Graceful stop: records the last ID's time exactly and frees the row (if still ours). */
+  async release(id: number, owner: string, maxTimestamp: number): Promise<void> {
+    await this.dataSource.query('UPDATE leaf_workerid_alloc SET max_timestamp = ?, owner = NULL WHERE id = ? AND owner = ?', [
+      maxTimestamp,
+      id,
+      owner,
+    ]);
   }
 
   /** Other rows reported since `since`, most recent first. */

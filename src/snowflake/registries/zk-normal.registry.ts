@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { ZookeeperClient } from '../../infra/zookeeper/zookeeper-client';
-import { isUnavailable } from '../../infra/zookeeper/zookeeper-errors';
-import { PeerEndpoint, WorkerIdRegistry } from '../core/worker-id-registry';
-import { assertClockNotBehind, assertWorkerIdInRange, startRefused } from './start-refusal';
+import { isConflict, isNodeExists, isUnavailable } from '../../infra/zookeeper/zookeeper-errors';
+import { Clock } from '../core/clock';
+import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
+import { assertClockNotBehind, assertWorkerIdInRange, identityInUse, startRefused } from './start-refusal';
 import { WorkerIdCacheFile } from './worker-id-cache-file';
 import { decodeNodeData, encodeNodeData } from './zk-node-data';
 
@@ -12,6 +15,14 @@ export interface ZkNormalRegistryOptions {
   ip: string;
   port: number;
   cacheFile: WorkerIdCacheFile;
+  /**
+   * The live node of an instance that has not reported (changed it) for this long may be taken
+   * over: at least the record-ahead window, so its holder has stopped issuing by then.
+   */
+  livenessMs: number;
+  /** How far the recorded time may be ahead of the clock at start (waited out, not refused). */
+  startAllowanceMs: number;
+  clock: Clock;
 }
 
 const MAX_PEERS = 32;
@@ -22,12 +33,24 @@ const MAX_PEERS = 32;
  * An existing node is reused, and a start is refused when its timestamp is ahead of the clock.
  * The local cache file (worker id and max timestamp, Leaf issue #84) is used only when ZooKeeper
  * is unreachable, and only when the clock is not behind it; a refusal is never bypassed by it.
+ *
+ * Times are recorded ahead (an upper bound of the IDs issued) in the node and the cache file; a
+ * start waits until its clock is past the larger of both. One live instance per ip:port: a
+ * persistent lease node `/snowflake/{name}/live/{ip}:{port}` holds the owner token and is changed
+ * at every report (versioned); a start finding it owned waits for it to stay unchanged for the
+ * liveness window (a crashed predecessor) and is refused as soon as it changes (a second live
+ * instance). The ZooKeeper client of this project creates persistent nodes only, hence no
+ * ephemeral node.
  */
 export class ZkNormalRegistry implements WorkerIdRegistry {
   private readonly logger = new Logger(ZkNormalRegistry.name);
   private workerId: number | null = null;
   private nodePath: string | null = null;
   private maxTimestamp = 0;
+  private readonly owner = randomBytes(8).toString('hex');
+  /** Version of our live node after our last write; null when registered from the cache file. */
+  private liveVersion: number | null = null;
+  private lost = false;
 
   constructor(private readonly options: ZkNormalRegistryOptions) {}
 
@@ -39,40 +62,62 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     return `/snowflake/${this.options.name}/forever`;
   }
 
+  private get livePath(): string {
+    return `/snowflake/${this.options.name}/live/${this.options.ip}:${this.options.port}`;
+  }
+
   private get prefix(): string {
     return `${this.options.ip}:${this.options.port}-`;
   }
 
-  async register(now: number): Promise<number> {
+  async register(now: number): Promise<Registration> {
+    let recordedUntil: number;
     try {
-      await this.registerInZookeeper(now);
+      recordedUntil = await this.registerInZookeeper(now);
     } catch (err) {
       if (!isUnavailable(err)) {
         throw err;
       }
-      await this.registerFromCache(now, (err as Error).message);
+      recordedUntil = await this.registerFromCache(now, (err as Error).message);
     }
-    await this.writeCache(now);
-    return this.workerId as number;
+    this.maxTimestamp = recordedUntil;
+    return { workerId: this.workerId as number, recordedUntil };
   }
 
-  async heartbeat(now: number): Promise<number> {
+  async heartbeat(now: number, until: number): Promise<Report> {
     if (this.workerId === null) {
       throw new Error('the zk_normal registry is not registered');
     }
-    await this.writeCache(now);
-    if (this.nodePath === null) {
-      const found = await this.findOwnNode();
-      this.nodePath = found !== null && sequenceOf(found) === this.workerId ? found : null;
+    if (this.lost) {
+      throw this.lostError();
     }
-    if (this.nodePath !== null) {
-      await this.options.zk.setData(this.nodePath, this.nodeData(this.maxTimestamp));
+    const recorded = Math.max(this.maxTimestamp, until);
+    if (this.liveVersion !== null) {
+      // Ownership first (versioned), then the time: both must be in ZooKeeper before the ceiling rises.
+      try {
+        this.liveVersion = await this.options.zk.setData(this.livePath, this.liveData(now), this.liveVersion);
+      } catch (err) {
+        if (isConflict(err)) {
+          this.lost = true;
+          this.logger.error(`${this.livePath} was taken over by another instance; stopped issuing IDs`);
+          throw this.lostError();
+        }
+        throw err;
+      }
+      await this.options.zk.setData(this.nodePath as string, this.nodeData(recorded));
+    } else {
+      // Started from the cache file (ZooKeeper unreachable then): the cache file is the record.
+      await this.updateNodeQuietly(recorded);
     }
-    return this.workerId;
+    await this.options.cacheFile.write({ workerId: this.workerId, maxTimestamp: recorded });
+    this.maxTimestamp = recorded;
+    return { workerId: this.workerId, recordedUntil: recorded };
   }
 
   assertServing(): void {
-    // A forever node is never taken away.
+    if (this.lost) {
+      throw this.lostError();
+    }
   }
 
   async peers(since: number): Promise<PeerEndpoint[]> {
@@ -89,46 +134,163 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     return peers.sort((a, b) => (b.reportedAt ?? 0) - (a.reportedAt ?? 0)).slice(0, MAX_PEERS);
   }
 
+  /** Records the last ID's time exactly (node and cache file) and frees the live node. */
   async release(maxTimestamp: number): Promise<void> {
-    if (this.workerId !== null) {
-      await this.heartbeat(maxTimestamp);
+    if (this.workerId === null || this.lost) {
+      return;
     }
+    this.maxTimestamp = maxTimestamp;
+    await this.options.cacheFile.write({ workerId: this.workerId, maxTimestamp });
+    if (this.liveVersion === null) {
+      await this.updateNodeQuietly(maxTimestamp);
+      return;
+    }
+    await this.options.zk.setData(this.nodePath as string, this.nodeData(maxTimestamp));
+    await this.freeLive();
+  }
+
+  /** Marks our live node free (owner ''), if it is still ours. */
+  private async freeLive(): Promise<void> {
+    if (this.liveVersion === null) {
+      return;
+    }
+    try {
+      const free = encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: 0, owner: '' });
+      await this.options.zk.setData(this.livePath, free, this.liveVersion);
+    } catch (err) {
+      if (!isConflict(err)) {
+        throw err;
+      }
+    }
+    this.liveVersion = null;
   }
 
   async close(): Promise<void> {
     await this.options.zk.close();
   }
 
-  private async registerInZookeeper(now: number): Promise<void> {
-    const { zk } = this.options;
+  /** Resolves the time recorded for the worker id (node and, for the same id, the cache file). */
+  private async registerInZookeeper(now: number): Promise<number> {
+    const { zk, cacheFile, startAllowanceMs } = this.options;
     await zk.mkdirp(this.foreverPath);
+    await zk.mkdirp(this.livePath.slice(0, this.livePath.lastIndexOf('/')));
+    const started = this.options.clock.now();
+    await this.claimLive(now);
+    now += this.options.clock.now() - started;
     const existing = await this.findOwnNode();
     if (existing !== null) {
       const node = await zk.getData(existing);
-      const recorded = node ? decodeNodeData(node.data).timestamp : 0;
-      assertClockNotBehind(now, recorded, `ZooKeeper node ${existing}`);
-      this.workerId = assertWorkerIdInRange(sequenceOf(existing), `ZooKeeper node ${existing}`);
+      const workerId = assertWorkerIdInRange(sequenceOf(existing), `ZooKeeper node ${existing}`);
+      const cached = await cacheFile.read().catch(() => null);
+      const recorded = Math.max(
+        node ? decodeNodeData(node.data).timestamp : 0,
+        cached !== null && cached.workerId === workerId ? cached.maxTimestamp : 0,
+      );
+      try {
+        assertClockNotBehind(now, recorded, `ZooKeeper node ${existing} / ${cacheFile.path}`, startAllowanceMs);
+      } catch (err) {
+        await this.freeLive(); // so that a corrected start need not wait
+        throw err;
+      }
+      this.workerId = workerId;
       this.nodePath = existing;
-      await zk.setData(existing, this.nodeData(now));
       this.logger.log(`reusing ${existing}: worker id ${this.workerId}`);
-      return;
+      return recorded;
     }
-    const created = await zk.create(`${this.foreverPath}/${this.prefix}`, this.nodeData(now), true);
+    const created = await zk.create(`${this.foreverPath}/${this.prefix}`, this.nodeData(0), true);
     this.workerId = assertWorkerIdInRange(sequenceOf(created), `ZooKeeper node ${created}`);
     this.nodePath = created;
     this.logger.log(`created ${created}: worker id ${this.workerId}`);
+    return 0;
   }
 
-  private async registerFromCache(now: number, why: string): Promise<void> {
+  /**
+   * Takes the live node of this ip:port. Owned by someone else: waits until it has stayed
+   * unchanged for the liveness window (a crashed predecessor), refuses as soon as it changes (a
+   * live instance with the same identity).
+   */
+  private async claimLive(now: number): Promise<void> {
+    const { zk, clock, livenessMs } = this.options;
+    const ipPort = `${this.options.ip}:${this.options.port}`;
+    let first: string | null = null;
+    const started = clock.now();
+    const pollMs = Math.max(20, Math.min(250, Math.floor(livenessMs / 10)));
+    for (;;) {
+      const node = await zk.getData(this.livePath);
+      if (node === null) {
+        try {
+          await zk.create(this.livePath, this.liveData(now));
+          this.liveVersion = 0;
+          return;
+        } catch (err) {
+          if (isNodeExists(err)) {
+            continue;
+          }
+          throw err;
+        }
+      }
+      const data = decodeNodeData(node.data);
+      const seen = `${node.czxid}/${node.version}`;
+      const free = !data.owner || data.owner === this.owner;
+      if (first !== null && seen !== first) {
+        throw identityInUse(ipPort, Math.max(0, clock.now() - data.timestamp), `ZooKeeper ${this.livePath}`);
+      }
+      if (free || clock.now() - started >= livenessMs) {
+        try {
+          this.liveVersion = await zk.setData(this.livePath, this.liveData(now), node.version);
+          return;
+        } catch (err) {
+          if (isConflict(err)) {
+            throw identityInUse(ipPort, 0, `ZooKeeper ${this.livePath}`);
+          }
+          throw err;
+        }
+      }
+      if (first === null) {
+        first = seen;
+        this.logger.warn(`${this.livePath} is held by another instance; waiting up to ${livenessMs} ms for it to lapse`);
+      }
+      await clock.sleep(pollMs);
+    }
+  }
+
+  private async registerFromCache(now: number, why: string): Promise<number> {
     const { cacheFile } = this.options;
     const cached = await cacheFile.read();
     if (!cached) {
       throw startRefused(`ZooKeeper is unreachable (${why}) and there is no cache file ${cacheFile.path}`);
     }
-    assertClockNotBehind(now, cached.maxTimestamp, `the cache file ${cacheFile.path}`);
+    assertClockNotBehind(now, cached.maxTimestamp, `the cache file ${cacheFile.path}`, this.options.startAllowanceMs);
     this.workerId = assertWorkerIdInRange(cached.workerId, `the cache file ${cacheFile.path}`);
-    this.maxTimestamp = cached.maxTimestamp;
+    this.liveVersion = null;
     this.logger.warn(`ZooKeeper is unreachable (${why}); using worker id ${this.workerId} from ${cacheFile.path}`);
+    return cached.maxTimestamp;
+  }
+
+  /** Cache-file mode: best effort to keep the forever node's time current too. */
+  private async updateNodeQuietly(timestamp: number): Promise<void> {
+    try {
+      if (this.nodePath === null) {
+        const found = await this.findOwnNode();
+        this.nodePath = found !== null && sequenceOf(found) === this.workerId ? found : null;
+      }
+      if (this.nodePath !== null) {
+        await this.options.zk.setData(this.nodePath, this.nodeData(Math.max(timestamp, this.maxTimestamp)));
+      }
+    } catch (err) {
+      this.logger.debug(`updating the forever node failed: ${(err as Error).message}`);
+    }
+  }
+
+  private lostError(): IdGenError {
+    return new IdGenError(
+      ErrorKind.SnowflakeLeaseLost,
+      `${this.livePath} (worker id ${this.workerId}) was taken over by another instance; not issuing IDs`,
+    );
+  }
+
+  private liveData(now: number): Buffer {
+    return encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: now, owner: this.owner });
   }
 
   /** This ip:port's forever node, or null. */
@@ -143,13 +305,7 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
   }
 
   private nodeData(timestamp: number): Buffer {
-    this.maxTimestamp = Math.max(this.maxTimestamp, timestamp);
-    return encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: this.maxTimestamp });
-  }
-
-  private async writeCache(now: number): Promise<void> {
-    this.maxTimestamp = Math.max(this.maxTimestamp, now);
-    await this.options.cacheFile.write({ workerId: this.workerId as number, maxTimestamp: this.maxTimestamp });
+    return encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp });
   }
 }
 

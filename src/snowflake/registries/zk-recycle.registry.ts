@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { ZNodeData, ZookeeperClient } from '../../infra/zookeeper/zookeeper-client';
 import { isConflict, isUnavailable } from '../../infra/zookeeper/zookeeper-errors';
-import { PeerEndpoint, WorkerIdRegistry } from '../core/worker-id-registry';
+import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
 import { startRefused } from './start-refusal';
 import { decodeNodeData, encodeNodeData } from './zk-node-data';
 import { RecyclePaths, ensurePools, workerIdOf } from './zk-recycle-pools';
@@ -56,11 +56,12 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     return `zk_recycle at ${this.options.zk.address}`;
   }
 
-  async register(now: number): Promise<number> {
+  /** A taken id's notuse stamp is already behind the clock (`take` checks): nothing to wait for. */
+  async register(now: number): Promise<Registration> {
     try {
       await ensurePools(this.options.zk, this.paths);
       await this.reclaimStale(now);
-      return await this.take(now);
+      return { workerId: await this.take(now), recordedUntil: 0 };
     } catch (err) {
       if (isUnavailable(err)) {
         throw startRefused(`zk_recycle needs ZooKeeper to start: ${(err as Error).message}`);
@@ -69,7 +70,11 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     }
   }
 
-  async heartbeat(now: number): Promise<number> {
+  /**
+   * The lease is this mode's record: a reclaimed id is stamped last report + lease, and the holder
+   * stops at last report + lease - margin, which is the ceiling resolved here (`until` unused).
+   */
+  async heartbeat(now: number): Promise<Report> {
     if (this.held === null) {
       throw new Error('the zk_recycle registry is not registered');
     }
@@ -90,7 +95,10 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
       this.switching = false;
       this.lost = false;
     }
-    return this.held.workerId;
+    return {
+      workerId: this.held.workerId,
+      recordedUntil: this.lastReported + this.options.leaseMs - this.options.leaseMarginMs + 1,
+    };
   }
 
   assertServing(now: number): void {

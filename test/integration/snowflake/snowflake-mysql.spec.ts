@@ -68,6 +68,9 @@ describe('snowflake mysql mode (leaf_workerid_alloc)', () => {
     await app.close();
     await env.sql("UPDATE leaf_workerid_alloc SET max_timestamp = ? WHERE ip_port = '127.0.0.1:7003'", [Date.now() + 3_600_000]);
     expect(await startRefusal(config(7003))).toMatch(/behind the time recorded in leaf_workerid_alloc/);
+    // The refused start left the row free (no owner): a corrected start takes it at once.
+    const owners = (await env.sql("SELECT owner FROM leaf_workerid_alloc WHERE ip_port = '127.0.0.1:7003'")) as Array<{ owner: string | null }>;
+    expect(owners).toEqual([{ owner: null }]);
   });
 
   it('gives N instances distinct worker ids whose IDs are all unique', async () => {

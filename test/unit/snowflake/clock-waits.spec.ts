@@ -13,6 +13,7 @@ describe('SnowflakeClockWaits (metrics of clock-rollback waits)', () => {
       { twepoch: 1288834974657, workerId: 1, clockToleranceMs: 5, randomStartBound: 1 },
       observed,
     );
+    gen.raiseCeiling(Number.POSITIVE_INFINITY);
     await gen.next();
     clock.time = T + 1;
     await gen.next();

@@ -28,6 +28,7 @@ describe('snowflake config', () => {
       ip: '10.0.0.1',
       port: 8080,
       reportIntervalMs: 3000,
+      recordAheadMs: 9000,
       leaseMs: 600_000,
       leaseMarginMs: 60_000,
       clockToleranceMs: 5,
@@ -35,6 +36,14 @@ describe('snowflake config', () => {
       peerMaxSkewMs: 5000,
       zk: { address: '127.0.0.1:2181' },
     });
+  });
+
+  it('records 3 × the report interval ahead by default, and refuses a window not above the interval', () => {
+    expect(read({ SNOWFLAKE_REPORT_INTERVAL_MS: '500' }).recordAheadMs).toBe(1500);
+    expect(read({ SNOWFLAKE_RECORD_AHEAD_MS: '3001' }).recordAheadMs).toBe(3001);
+    expectConfigError({ SNOWFLAKE_RECORD_AHEAD_MS: '3000' }, 'SNOWFLAKE_RECORD_AHEAD_MS');
+    expectConfigError({ SNOWFLAKE_REPORT_INTERVAL_MS: '1000', SNOWFLAKE_RECORD_AHEAD_MS: '500' }, 'SNOWFLAKE_RECORD_AHEAD_MS');
+    expectConfigError({ SNOWFLAKE_RECORD_AHEAD_MS: 'soon' }, 'SNOWFLAKE_RECORD_AHEAD_MS');
   });
 
   it('takes the identity port from PORT unless SNOWFLAKE_PORT is set', () => {

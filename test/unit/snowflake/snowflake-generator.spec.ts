@@ -7,7 +7,7 @@ const TWEPOCH = 1288834974657;
 const T = 1_763_769_600_000;
 
 function generator(clock: FakeClock, options: Partial<{ workerId: number; tolerance: number; bound: number; twepoch: number }> = {}, random?: (bound: number) => number): SnowflakeGenerator {
-  return new SnowflakeGenerator(
+  const gen = new SnowflakeGenerator(
     {
       twepoch: options.twepoch ?? TWEPOCH,
       workerId: options.workerId ?? 7,
@@ -17,6 +17,8 @@ function generator(clock: FakeClock, options: Partial<{ workerId: number; tolera
     clock,
     random,
   );
+  gen.raiseCeiling(Number.POSITIVE_INFINITY);
+  return gen;
 }
 
 async function expectKind(promise: Promise<unknown>, kind: ErrorKind): Promise<IdGenError> {
@@ -136,5 +138,42 @@ describe('SnowflakeGenerator', () => {
   it('refuses a worker id outside 0..1023', () => {
     expect(() => generator(new FakeClock(T), { workerId: 1024 })).toThrow(IdGenError);
     expect(() => generator(new FakeClock(T), { workerId: -1 })).toThrow(IdGenError);
+  });
+
+  describe('ceiling (the time recorded in the registry)', () => {
+    it('issues nothing before a time is recorded, and only below the recorded time', async () => {
+      const clock = new FakeClock(T);
+      const gen = new SnowflakeGenerator({ twepoch: TWEPOCH, workerId: 1, clockToleranceMs: 5, randomStartBound: 1 }, clock);
+      await expectKind(gen.next(), ErrorKind.SnowflakeLeaseLost);
+      gen.raiseCeiling(T + 10);
+      expect(decodeId(await gen.next(), TWEPOCH).timestamp).toBe(T);
+      clock.time = T + 9;
+      expect(decodeId(await gen.next(), TWEPOCH).timestamp).toBe(T + 9);
+      clock.time = T + 10;
+      const err = await expectKind(gen.next(), ErrorKind.SnowflakeLeaseLost);
+      expect(err.message).toContain('could not be extended');
+      expect(gen.canIssueAt(T + 10)).toBe(false);
+      gen.raiseCeiling(T + 5); // never lowered
+      expect(gen.ceiling).toBe(T + 10);
+      gen.raiseCeiling(T + 20);
+      expect(decodeId(await gen.next(), TWEPOCH).timestamp).toBe(T + 10);
+    });
+
+    it('stops in the middle of a millisecond when stopped, and when a wrapped sequence reaches the ceiling', async () => {
+      const clock = new FakeClock(T);
+      const gen = new SnowflakeGenerator({ twepoch: TWEPOCH, workerId: 1, clockToleranceMs: 5, randomStartBound: 1 }, clock, () => 0);
+      gen.raiseCeiling(T + 1);
+      // 4096 IDs fill millisecond T; the next one would need T + 1, the ceiling.
+      clock.autoAdvance = 0;
+      const ids = await gen.nextBatch(4096);
+      expect(new Set(ids.map((id) => decodeId(id, TWEPOCH).timestamp))).toEqual(new Set([T]));
+      clock.autoAdvance = 1;
+      await expectKind(gen.next(), ErrorKind.SnowflakeLeaseLost);
+      const other = new SnowflakeGenerator({ twepoch: TWEPOCH, workerId: 1, clockToleranceMs: 5, randomStartBound: 1 }, new FakeClock(T));
+      other.raiseCeiling(T + 100);
+      await other.next();
+      other.stop();
+      await expectKind(other.next(), ErrorKind.SnowflakeLeaseLost);
+    });
   });
 });

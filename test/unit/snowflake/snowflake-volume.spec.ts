@@ -7,6 +7,7 @@ describe('SnowflakeGenerator volume', () => {
       { twepoch: 1288834974657, workerId: 3, clockToleranceMs: 5, randomStartBound: 100 },
       systemClock,
     );
+    gen.raiseCeiling(Number.POSITIVE_INFINITY);
     const total = 4_100_000;
     let previous = -1n;
     let issued = 0;

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { loadConfig } from '../../../src/config/load-config';
 import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
-import { PeerEndpoint, WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry';
+import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry';
 import { PeerClockService } from '../../../src/snowflake/peer-clock.service';
 import { SnowflakeService } from '../../../src/snowflake/snowflake.service';
 import { FakeClock } from './fake-clock';
@@ -18,16 +18,25 @@ class FakeRegistry implements WorkerIdRegistry {
   released: number[] = [];
   closed = 0;
   beats = 0;
+  /** The time a previous holder recorded (register resolves it). */
+  recorded = 0;
+  /** Every `until` recorded by a report. */
+  reports: number[] = [];
+  failReports = false;
 
-  async register(): Promise<number> {
+  async register(): Promise<Registration> {
     if (this.refuse) {
       throw this.refuse;
     }
-    return this.workerId;
+    return { workerId: this.workerId, recordedUntil: this.recorded };
   }
-  async heartbeat(): Promise<number> {
+  async heartbeat(_now: number, until: number): Promise<Report> {
     this.beats++;
-    return this.workerId;
+    if (this.failReports) {
+      throw new Error('registry unreachable');
+    }
+    this.reports.push(until);
+    return { workerId: this.workerId, recordedUntil: until };
   }
   assertServing(): void {
     if (this.serving) {
@@ -114,13 +123,13 @@ describe('SnowflakeService', () => {
     await svc.onModuleInit();
     registry.workerId = 900;
     await jest.advanceTimersByTimeAsync(250);
-    expect(registry.beats).toBe(2);
+    expect(registry.beats).toBe(3); // once before serving, then every 100 ms
     clock.time = T + 1;
     const [id] = await svc.nextIds(1);
     expect(decodeId(id, 1288834974657).workerId).toBe(900);
     await svc.onApplicationShutdown();
     await jest.advanceTimersByTimeAsync(1000);
-    expect(registry.beats).toBe(2); // no report after shutdown
+    expect(registry.beats).toBe(3); // no report after shutdown
   });
 
   it('on shutdown records the last time and closes', async () => {
@@ -133,5 +142,50 @@ describe('SnowflakeService', () => {
     await svc.onApplicationShutdown();
     expect(registry.released).toEqual([T + 50]);
     expect(registry.closed).toBe(1);
+  });
+
+  it('records now + SNOWFLAKE_RECORD_AHEAD_MS before the first ID, and issues only below the recorded time', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+    const registry = new FakeRegistry();
+    const clock = new FakeClock(T);
+    const svc = service(registry, clock, { SNOWFLAKE_RECORD_AHEAD_MS: '300' });
+    await svc.onModuleInit();
+    expect(registry.reports).toEqual([T + 300]);
+    expect(svc.serving).toBe(true);
+    registry.failReports = true; // every later report fails: the ceiling stays at T + 300
+    clock.time = T + 299;
+    await jest.advanceTimersByTimeAsync(250);
+    expect(await svc.nextIds(1)).toHaveLength(1);
+    clock.time = T + 300;
+    expect(await kindOf(svc.nextIds(1))).toBe(ErrorKind.SnowflakeLeaseLost);
+    expect(svc.serving).toBe(false);
+    registry.failReports = false;
+    await jest.advanceTimersByTimeAsync(100);
+    expect(svc.serving).toBe(true);
+    expect(await svc.nextIds(1)).toHaveLength(1);
+    await svc.onApplicationShutdown();
+  });
+
+  it('waits at start until the clock is past the time recorded by a crashed predecessor', async () => {
+    const registry = new FakeRegistry();
+    registry.recorded = T + 1234;
+    const clock = new FakeClock(T);
+    const svc = service(registry, clock);
+    await svc.onModuleInit();
+    expect(clock.time).toBeGreaterThan(T + 1234);
+    const [id] = await svc.nextIds(1);
+    expect(decodeId(id, 1288834974657).timestamp).toBeGreaterThan(T + 1234);
+    await svc.onApplicationShutdown();
+  });
+
+  it('issues nothing once shutdown has begun, and records the exact last time', async () => {
+    const registry = new FakeRegistry();
+    const clock = new FakeClock(T);
+    const svc = service(registry, clock);
+    await svc.onModuleInit();
+    await svc.nextIds(1);
+    await svc.onApplicationShutdown();
+    expect(registry.released).toEqual([T]);
+    expect(await kindOf(svc.nextIds(1))).toBe(ErrorKind.SnowflakeNotReady);
   });
 });

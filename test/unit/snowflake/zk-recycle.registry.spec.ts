@@ -34,8 +34,8 @@ describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
 
   it('creates exactly 1024 notuse ids once and moves one to inuse per instance', async () => {
     const zk = new InMemoryZookeeper();
-    const a = await registry(zk, 1).register(T);
-    const b = await registry(zk, 2).register(T);
+    const a = (await registry(zk, 1).register(T)).workerId;
+    const b = (await registry(zk, 2).register(T)).workerId;
     expect(a).not.toBe(b);
     expect(pool(zk, 'inuse').sort()).toEqual([a, b].sort());
     expect(pool(zk, 'notuse')).toHaveLength(1022);
@@ -51,7 +51,7 @@ describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
         zk.nodes.set(`${BASE}/notuse/workId:${id}`, { data: stamp, version: 3 });
       }
     }
-    expect(await registry(zk, 2).register(T)).toBe(77);
+    expect((await registry(zk, 2).register(T)).workerId).toBe(77);
     await expect(registry(zk, 3).register(T)).rejects.toThrow(/no free worker id .* 1022 stamped ahead/);
   });
 
@@ -67,7 +67,7 @@ describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
 
   it('reclaims stale ids, stamped with the old holder’s last time + lease', async () => {
     const zk = new InMemoryZookeeper();
-    const dead = await registry(zk, 1).register(T);
+    const dead = (await registry(zk, 1).register(T)).workerId;
     const alive = registry(zk, 2);
     await alive.register(T);
     await alive.heartbeat(T + LEASE); // exactly the lease: not yet stale
@@ -81,11 +81,11 @@ describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
   it('loses the lease when another instance reclaimed its id, and recovers with a fresh one', async () => {
     const zk = new InMemoryZookeeper();
     const r = registry(zk, 1);
-    const first = await r.register(T);
+    const first = (await r.register(T)).workerId;
     // Someone else reclaimed it and a third instance took it.
     zk.nodes.delete(`${BASE}/inuse/workId:${first}`);
     zk.nodes.set(`${BASE}/inuse/workId:${first}`, { data: encodeNodeData({ ip: '10.0.0.9', port: '9', timestamp: T, owner: 'other' }), version: 0 });
-    const next = await r.heartbeat(T + 100);
+    const next = (await r.heartbeat(T + 100)).workerId;
     expect(next).not.toBe(first);
     expect(pool(zk, 'inuse').sort()).toEqual([first, next].sort());
     expect(decodeNodeData((await zk.getData(`${BASE}/inuse/workId:${first}`))?.data ?? Buffer.alloc(0)).owner).toBe('other');
@@ -95,12 +95,12 @@ describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
   it('after a lost lease gives its old id back and takes a fresh one when ZooKeeper is back', async () => {
     const zk = new InMemoryZookeeper();
     const r = registry(zk, 1);
-    const first = await r.register(T);
+    const first = (await r.register(T)).workerId;
     zk.down = true;
     await expect(r.heartbeat(T + 3000)).rejects.toThrow(/down/);
     expect(kindOf(() => r.assertServing(T + LEASE))).toBe(ErrorKind.SnowflakeLeaseLost);
     zk.down = false;
-    const next = await r.heartbeat(T + LEASE);
+    const next = (await r.heartbeat(T + LEASE)).workerId;
     expect(pool(zk, 'inuse')).toEqual([next]);
     expect(pool(zk, 'notuse')).toHaveLength(1023);
     if (next !== first) {
@@ -112,7 +112,7 @@ describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
   it('returns its id at once on release, stamped after its last ID', async () => {
     const zk = new InMemoryZookeeper();
     const r = registry(zk, 1);
-    const id = await r.register(T);
+    const id = (await r.register(T)).workerId;
     await r.release(T + 500);
     expect(pool(zk, 'inuse')).toEqual([]);
     const data = decodeNodeData((await zk.getData(`${BASE}/notuse/workId:${id}`))?.data ?? Buffer.alloc(0));

@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../../../src/config/app-config';
+import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
+import { Clock } from '../../../src/snowflake/core/clock';
+import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
+import { WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry';
+import { PeerClockService } from '../../../src/snowflake/peer-clock.service';
+import { createRegistry } from '../../../src/snowflake/registry.factory';
+import { SnowflakeService } from '../../../src/snowflake/snowflake.service';
+import { TestEnv, createTestEnv } from '../../support/test-env';
+import { QUIET_ENV, SHARED_ZK, getIds, removeTree, startRefusal, startSnowflakeApp, uniqueName } from './snowflake-harness';
+
+/**
+ * "Never twice" with real MariaDB and ZooKeeper: two live instances with the same identity
+ * ip:port (Docker's default bridge, NAT) must not share a worker id, and a crash followed by a
+ * restart on a clock set back behind the last IDs must not repeat one.
+ */
+const INTERVAL = 200;
+
+/** The system clock shifted by an offset the test sets. */
+function shiftedClock(offsetMs: number): Clock & { offsetMs: number } {
+  return {
+    offsetMs,
+    now() {
+      return Date.now() + this.offsetMs;
+    },
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+}
+
+const noPeerCheck = { check: async () => undefined } as unknown as PeerClockService;
+
+/** Issues batches of 1000 until `ms` have passed (real time), yielding to timers; resolves every ID. */
+async function issueFor(svc: SnowflakeService, ms: number): Promise<bigint[]> {
+  const ids: bigint[] = [];
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    ids.push(...(await svc.nextIds(1000)));
+    // Let timers (the reports) run, as between the requests of a server.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return ids;
+}
+
+describe('snowflake: never twice across identities and restarts', () => {
+  let env: TestEnv;
+  let dir: string;
+  let name: string;
+  let host: NestFastifyApplication;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    Logger.overrideLogger(['error']);
+    env = await createTestEnv('sf_twice');
+    // An app of its own only for its migrated DataSource.
+    host = await startSnowflakeApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
+    dataSource = host.get(DataSource);
+  });
+
+  beforeEach(() => {
+    name = uniqueName('twice');
+    dir = mkdtempSync(join(tmpdir(), 'shardleaf-twice-'));
+  });
+
+  afterEach(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await removeTree(SHARED_ZK, `/snowflake/${name}`);
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    await env?.cleanup();
+  });
+
+  const config = (mode: string, port: number, extra: Record<string, string> = {}): AppConfig =>
+    env.config({
+      ...QUIET_ENV,
+      SNOWFLAKE_MODE: mode,
+      SNOWFLAKE_IP: '10.0.0.5',
+      SNOWFLAKE_PORT: String(port),
+      SNOWFLAKE_NAME: name,
+      ZK_ADDRESS: SHARED_ZK,
+      SNOWFLAKE_CACHE_DIR: dir,
+      SNOWFLAKE_REPORT_INTERVAL_MS: String(INTERVAL),
+      SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
+      ...(mode === 'local' ? { SNOWFLAKE_WORKER_ID: '9' } : {}),
+      ...extra,
+    });
+
+  describe.each([
+    ['mysql', 7501],
+    ['zk_normal', 7502],
+  ])('%s: a second live instance with the same SNOWFLAKE_IP:SNOWFLAKE_PORT', (mode, port) => {
+    it('is refused with a message saying how to fix the identity, and the first keeps issuing', async () => {
+      const first = await startSnowflakeApp(config(mode, port));
+      try {
+        const refusal = await startRefusal(config(mode, port));
+        expect(refusal).toContain(`another live instance reported as 10.0.0.5:${port}`);
+        expect(refusal).toContain('unique SNOWFLAKE_IP:SNOWFLAKE_PORT');
+        expect(await getIds(first, 10)).toHaveLength(10);
+      } finally {
+        await first.close();
+      }
+      // After a graceful stop the identity is free again at once.
+      const again = await startSnowflakeApp(config(mode, port));
+      await again.close();
+    });
+  });
+
+  describe.each([
+    ['local', 7601],
+    ['mysql', 7602],
+    ['zk_normal', 7603],
+  ])('%s: crash, then restart on a clock set back between the last report and the last ID', (mode, port) => {
+    it('issues no ID twice', async () => {
+      const cfg = config(mode, port);
+      const make = (clock: Clock): SnowflakeService => {
+        const registry = (createRegistry as (...args: unknown[]) => WorkerIdRegistry | null)(cfg.snowflake, dataSource, clock);
+        return new SnowflakeService(cfg, registry, clock, noPeerCheck);
+      };
+      const clock1 = shiftedClock(0);
+      const first = make(clock1);
+      await first.onModuleInit();
+      // Right after a report: no report until the "crash", IDs meanwhile.
+      const before = first.lastReportAt;
+      const deadline = Date.now() + 10_000;
+      while (first.lastReportAt === before && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const lastReport = first.lastReportAt as number;
+      await (first as unknown as { heartbeat: { stop(): Promise<void> } }).heartbeat.stop();
+      const old = await issueFor(first, 2 * INTERVAL);
+      // The crash: no release; only the connection goes.
+      await (first as unknown as { registry: WorkerIdRegistry }).registry.close();
+      const lastId = decodeId(old[old.length - 1], DEFAULT_TWEPOCH).timestamp;
+      expect(lastId).toBeGreaterThan(lastReport + 1);
+
+      // The restart's clock reads just after the last report: behind the last IDs.
+      const clock2 = shiftedClock(0);
+      clock2.offsetMs = lastReport + 1 - Date.now();
+      const second = make(clock2);
+      await second.onModuleInit();
+      try {
+        const fresh = await issueFor(second, 3 * INTERVAL);
+        const seen = new Set(old.map(String));
+        const repeated = fresh.filter((id) => seen.has(String(id)));
+        expect(repeated.slice(0, 5)).toEqual([]);
+        expect(fresh.length).toBeGreaterThan(0);
+      } finally {
+        await second.onApplicationShutdown();
+      }
+    });
+  });
+});
