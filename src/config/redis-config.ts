@@ -32,6 +32,11 @@ export function readRedisConfig(env: Env): RedisConfig {
   if (keyPrefix.length > 128 || /\s/.test(keyPrefix)) {
     throw new ConfigError('KEY_PREFIX', 'must be at most 128 characters without spaces');
   }
+  // A list and its "pushed up to" marker must share a Cluster slot: braces only as one non-empty
+  // Redis hash tag (`{tag}`), which then decides the slot of every key.
+  if (/[{}]/.test(keyPrefix) && !/^[^{}]*\{[^{}]+\}[^{}]*$/.test(keyPrefix)) {
+    throw new ConfigError('KEY_PREFIX', 'may contain braces only as one non-empty Redis hash tag, e.g. "{idgen}."');
+  }
   const clusterNodes = readOptionalString(env, 'REDIS_CLUSTER_NODES');
   const sentinels = readOptionalString(env, 'REDIS_SENTINELS');
   if (clusterNodes !== undefined && sentinels !== undefined) {

@@ -16,7 +16,18 @@ export const UNANSWERED_MESSAGE = 'the Redis connection closed before the reply:
  */
 export function rejectUnansweredOnClose(client: RedisClient): void {
   forEachConnection(client, (redis) => {
+    // Before 'ready' only ioredis's own handshake (AUTH, SELECT, the ready check's INFO) is on the
+    // wire, and our commands wait in the offline queue: rejecting the handshake would make ioredis
+    // flush that queue ("Ready check failed"). So only a connection that was ready is swept.
+    let ready = redis.status === 'ready';
+    redis.on('ready', () => {
+      ready = true;
+    });
     redis.on('close', () => {
+      if (!ready) {
+        return;
+      }
+      ready = false;
       for (let item = redis.commandQueue.shift(); item; item = redis.commandQueue.shift()) {
         item.command.reject(new Error(UNANSWERED_MESSAGE));
       }

@@ -51,6 +51,8 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
   /** Version of our live node after our last write; null when registered from the cache file. */
   private liveVersion: number | null = null;
   private lost = false;
+  /** Set once a ZooKeeper operation of the registration succeeded: no cache-file fallback after it. */
+  private zookeeperReached = false;
 
   constructor(private readonly options: ZkNormalRegistryOptions) {}
 
@@ -78,6 +80,13 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
       if (!isUnavailable(err)) {
         throw err;
       }
+      if (this.zookeeperReached) {
+        // ZooKeeper answered, then went away mid-registration (e.g. while another live instance
+        // held this identity): the cache file would bypass the identity check.
+        throw startRefused(
+          `ZooKeeper became unreachable during the registration of ${this.options.ip}:${this.options.port} (${(err as Error).message}); not falling back to the cache file`,
+        );
+      }
       recordedUntil = await this.registerFromCache(now, (err as Error).message);
     }
     this.maxTimestamp = recordedUntil;
@@ -93,24 +102,16 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     }
     const recorded = Math.max(this.maxTimestamp, until);
     if (this.liveVersion !== null) {
-      // Ownership first (versioned), then the time: both must be in ZooKeeper before the ceiling rises.
-      try {
-        this.liveVersion = await this.options.zk.setData(this.livePath, this.liveData(now), this.liveVersion);
-      } catch (err) {
-        if (isConflict(err)) {
-          this.lost = true;
-          this.logger.error(`${this.livePath} was taken over by another instance; stopped issuing IDs`);
-          throw this.lostError();
-        }
-        throw err;
-      }
-      await this.options.zk.setData(this.nodePath as string, this.nodeData(recorded));
+      // The time only together with proof of ownership (one multi, the live node versioned): both
+      // are in ZooKeeper before the ceiling rises, and a holder that was taken over cannot
+      // overwrite the new owner's time.
+      await this.writeOwned(this.liveData(now), recorded);
     } else {
       // Started from the cache file (ZooKeeper unreachable then): the cache file is the record.
       await this.updateNodeQuietly(recorded);
+      await this.options.cacheFile.write({ workerId: this.workerId, maxTimestamp: recorded });
+      this.maxTimestamp = recorded;
     }
-    await this.options.cacheFile.write({ workerId: this.workerId, maxTimestamp: recorded });
-    this.maxTimestamp = recorded;
     return { workerId: this.workerId, recordedUntil: recorded };
   }
 
@@ -134,19 +135,61 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     return peers.sort((a, b) => (b.reportedAt ?? 0) - (a.reportedAt ?? 0)).slice(0, MAX_PEERS);
   }
 
-  /** Records the last ID's time exactly (node and cache file) and frees the live node. */
+  /**
+   * Records the last ID's time exactly (node and cache file) and frees the live node, in one multi
+   * with the ownership check: a holder that was taken over writes nothing.
+   */
   async release(maxTimestamp: number): Promise<void> {
     if (this.workerId === null || this.lost) {
       return;
     }
-    this.maxTimestamp = maxTimestamp;
-    await this.options.cacheFile.write({ workerId: this.workerId, maxTimestamp });
     if (this.liveVersion === null) {
+      this.maxTimestamp = maxTimestamp;
+      await this.options.cacheFile.write({ workerId: this.workerId, maxTimestamp });
       await this.updateNodeQuietly(maxTimestamp);
       return;
     }
-    await this.options.zk.setData(this.nodePath as string, this.nodeData(maxTimestamp));
-    await this.freeLive();
+    await this.writeOwned(this.freeLiveData(), maxTimestamp, true);
+    this.liveVersion = null;
+  }
+
+  /**
+   * One multi: our live node (versioned: fails unless we still own it) and the forever node's
+   * time; then the cache file. A lost reply of an executed multi leaves our version behind: on
+   * BAD_VERSION the live node is read, and if it is still ours (our owner token) the write is
+   * redone with its version; otherwise the identity was taken over and this instance stops.
+   */
+  private async writeOwned(live: Buffer, timestamp: number, exact = false): Promise<void> {
+    const { zk, cacheFile } = this.options;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await zk.multi([
+          { op: 'setData', path: this.livePath, data: live, version: this.liveVersion as number },
+          { op: 'setData', path: this.nodePath as string, data: this.nodeData(timestamp), version: -1 },
+        ]);
+        this.liveVersion = (this.liveVersion as number) + 1;
+        break;
+      } catch (err) {
+        if (!isConflict(err)) {
+          throw err;
+        }
+        const node = attempt === 0 ? await zk.getData(this.livePath) : null;
+        const owner = node === null ? null : decodeNodeData(node.data).owner;
+        if (node !== null && owner === this.owner) {
+          this.liveVersion = node.version;
+          continue;
+        }
+        if (exact && owner === '') {
+          // Our release already ran (its reply was lost), or a later owner released: write nothing.
+          return;
+        }
+        this.lost = true;
+        this.logger.error(`${this.livePath} was taken over by another instance; stopped issuing IDs`);
+        throw this.lostError();
+      }
+    }
+    this.maxTimestamp = exact ? timestamp : Math.max(this.maxTimestamp, timestamp);
+    await cacheFile.write({ workerId: this.workerId as number, maxTimestamp: this.maxTimestamp });
   }
 
   /** Marks our live node free (owner ''), if it is still ours. */
@@ -155,8 +198,7 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
       return;
     }
     try {
-      const free = encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: 0, owner: '' });
-      await this.options.zk.setData(this.livePath, free, this.liveVersion);
+      await this.options.zk.setData(this.livePath, this.freeLiveData(), this.liveVersion);
     } catch (err) {
       if (!isConflict(err)) {
         throw err;
@@ -173,6 +215,7 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
   private async registerInZookeeper(now: number): Promise<number> {
     const { zk, cacheFile, startAllowanceMs } = this.options;
     await zk.mkdirp(this.foreverPath);
+    this.zookeeperReached = true;
     await zk.mkdirp(this.livePath.slice(0, this.livePath.lastIndexOf('/')));
     const started = this.options.clock.now();
     await this.claimLive(now);
@@ -287,6 +330,10 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
       ErrorKind.SnowflakeLeaseLost,
       `${this.livePath} (worker id ${this.workerId}) was taken over by another instance; not issuing IDs`,
     );
+  }
+
+  private freeLiveData(): Buffer {
+    return encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: 0, owner: '' });
   }
 
   private liveData(now: number): Buffer {

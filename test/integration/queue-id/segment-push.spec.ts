@@ -49,7 +49,7 @@ describe('pushRange (idempotent refill push)', () => {
   });
 
   it('splits a step above MAX_PER_RUN into several runs, each idempotent', async () => {
-    const to = MAX_PER_RUN + 5n;
+    const to = MAX_PER_RUN * 3n + 5n;
     expect(await pushRange(redis, list(2), mark(2), 1n, to)).toEqual({ pushed: Number(to) });
     expect(await redis.llen(list(2))).toBe(Number(to));
     expect(await redis.lindex(list(2), -1)).toBe(to.toString());

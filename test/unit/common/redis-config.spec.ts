@@ -33,8 +33,16 @@ describe('Redis topology settings', () => {
     [{ REDIS_CLUSTER_NODES: 'h:0' }, 'REDIS_CLUSTER_NODES'],
     [{ REDIS_SENTINELS: 'a:1', REDIS_CLUSTER_NODES: 'b:2' }, 'REDIS_CLUSTER_NODES'],
     [{ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'bad name' }, 'REDIS_SENTINEL_NAME'],
+    // A list and its push marker must share a slot: braces only as one non-empty hash tag.
+    [{ KEY_PREFIX: 'a{}b{c}.' }, 'KEY_PREFIX'],
+    [{ KEY_PREFIX: 'id.gen{' }, 'KEY_PREFIX'],
+    [{ KEY_PREFIX: '{a}{b}.' }, 'KEY_PREFIX'],
   ])('refuses %p naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);
+  });
+
+  it('accepts a key prefix with one hash tag, which then holds the marker in the list\'s slot', () => {
+    expect(loadConfig({ KEY_PREFIX: '{idgen}.' }).redis.keyPrefix).toBe('{idgen}.');
   });
 });

@@ -6,6 +6,7 @@ import { UNANSWERED_MESSAGE, rejectUnansweredOnClose } from '../../../src/infra/
 /** A stand-in for one ioredis connection: its events and its queue of commands awaiting replies. */
 class FakeConnection extends EventEmitter {
   readonly commandQueue: Array<{ command: { name: string; reject: (err: Error) => void } }> = [];
+  status = 'ready';
 
   send(name: string): Promise<string> {
     return new Promise<string>((_, reject) => this.commandQueue.push({ command: { name, reject } }));
@@ -28,6 +29,23 @@ describe('rejectUnansweredOnClose', () => {
     }
     // Not ioredis's "Connection is closed.", which a Cluster would retry on another node.
     expect(UNANSWERED_MESSAGE).not.toBe('Connection is closed.');
+  });
+
+  it('leaves the handshake of a connection that never became ready to ioredis (its offline queue survives)', async () => {
+    const conn = new FakeConnection();
+    conn.status = 'connecting';
+    rejectUnansweredOnClose(conn.asRedis);
+    const handshake = conn.send('info');
+    let settled = false;
+    handshake.catch(() => undefined).finally(() => (settled = true));
+    conn.emit('close');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    // Once ready, a later loss sweeps again.
+    conn.emit('ready');
+    const rpush = conn.send('rpush');
+    conn.emit('close');
+    await expect(rpush).rejects.toThrow(UNANSWERED_MESSAGE);
   });
 });
 

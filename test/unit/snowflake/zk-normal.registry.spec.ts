@@ -9,6 +9,7 @@ import { ZkNormalRegistry } from '../../../src/snowflake/registries/zk-normal.re
 import { Clock } from '../../../src/snowflake/core/clock';
 import { FakeClock } from './fake-clock';
 import { InMemoryZookeeper } from './in-memory-zookeeper';
+import { ZookeeperUnavailableError } from '../../../src/infra/zookeeper/zookeeper-errors';
 
 const T = 1_763_769_600_000;
 const FOREVER = '/snowflake/t/forever';
@@ -115,6 +116,53 @@ describe('ZkNormalRegistry (in-memory ZooKeeper, cache file in a temp dir)', () 
     await expect(old.heartbeat(T + 1, T + 1000)).rejects.toMatchObject({ kind: ErrorKind.SnowflakeLeaseLost });
     expect(() => old.assertServing()).toThrow(/taken over/);
     expect(await nodeTime(zk)).toBe(T + 40);
+  });
+
+  it('a holder that was taken over writes nothing at its release (the time goes with the ownership check)', async () => {
+    const zk = new InMemoryZookeeper();
+    const old = registry(zk);
+    await old.register(T);
+    await old.heartbeat(T, T + 40);
+    const next = registry(zk, 8080, new FakeClock(T));
+    await next.register(T);
+    await next.heartbeat(T + 400, T + 1000);
+    // The old holder comes back and stops gracefully before any heartbeat told it it was replaced.
+    await expect(old.release(T + 5)).rejects.toMatchObject({ kind: ErrorKind.SnowflakeLeaseLost });
+    expect(await nodeTime(zk)).toBe(T + 1000);
+    expect((await cache.read())?.maxTimestamp).toBe(T + 1000);
+  });
+
+  it('a report whose reply was lost after ZooKeeper applied it does not make the holder think it was taken over', async () => {
+    const zk = new InMemoryZookeeper();
+    const r = registry(zk);
+    await r.register(T);
+    await r.heartbeat(T, T + 100);
+    const multi = zk.multi.bind(zk);
+    zk.multi = async (ops) => {
+      zk.multi = multi;
+      await multi(ops); // applied, then the connection drops before the reply
+      throw new ZookeeperUnavailableError('connection lost');
+    };
+    await expect(r.heartbeat(T + 10, T + 200)).rejects.toThrow(/connection lost/);
+    expect(await r.heartbeat(T + 20, T + 300)).toMatchObject({ recordedUntil: T + 300 });
+    expect(r.assertServing()).toBeUndefined();
+    await r.release(T + 25);
+    expect(await nodeTime(zk)).toBe(T + 25);
+  });
+
+  it('does not fall back to the cache file when ZooKeeper goes away while another live instance holds the identity', async () => {
+    const zk = new InMemoryZookeeper();
+    const live = registry(zk);
+    await live.register(T);
+    await live.heartbeat(T, T + 10); // the cache file now names its worker id
+    const clock = new FakeClock(T + 20);
+    clock.sleep = async () => {
+      zk.down = true;
+    };
+    await expect(registry(zk, 8080, clock).register(T + 20)).rejects.toMatchObject({
+      kind: ErrorKind.SnowflakeStartRefused,
+      message: expect.stringMatching(/not falling back to the cache file/),
+    });
   });
 
   it('refuses a sequence above 1023', async () => {
