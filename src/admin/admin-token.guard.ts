@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { assertBearerToken } from '../common/bearer-token';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 
 /** `Authorization: Bearer <ADMIN_TOKEN>`; with no ADMIN_TOKEN configured the admin API is off. */
@@ -18,15 +18,7 @@ export class AdminTokenGuard implements CanActivate {
       throw new IdGenError(ErrorKind.AdminDisabled, 'the admin API is disabled: set ADMIN_TOKEN to enable it');
     }
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/i.exec(header.trim()) : null;
-    if (!match) {
-      throw new IdGenError(ErrorKind.Unauthorized, 'missing Authorization: Bearer <ADMIN_TOKEN> header');
-    }
-    const given = Buffer.from(match[1]);
-    if (given.length !== this.expected.length || !timingSafeEqual(given, this.expected)) {
-      throw new IdGenError(ErrorKind.Unauthorized, 'invalid admin token');
-    }
+    assertBearerToken(request.headers, this.expected, 'ADMIN_TOKEN', 'admin');
     return true;
   }
 }

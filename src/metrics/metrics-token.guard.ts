@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
+import { assertBearerToken } from '../common/bearer-token';
 
 /** With METRICS_TOKEN set, `GET /metrics` needs `Authorization: Bearer <METRICS_TOKEN>` (else 401); unset, it is open. */
 @Injectable()
@@ -18,15 +17,7 @@ export class MetricsTokenGuard implements CanActivate {
       return true;
     }
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/i.exec(header.trim()) : null;
-    if (!match) {
-      throw new IdGenError(ErrorKind.Unauthorized, 'missing Authorization: Bearer <METRICS_TOKEN> header');
-    }
-    const given = Buffer.from(match[1]);
-    if (given.length !== this.expected.length || !timingSafeEqual(given, this.expected)) {
-      throw new IdGenError(ErrorKind.Unauthorized, 'invalid metrics token');
-    }
+    assertBearerToken(request.headers, this.expected, 'METRICS_TOKEN', 'metrics');
     return true;
   }
 }
