@@ -25,7 +25,13 @@ mysql_root -e "CREATE DATABASE IF NOT EXISTS \`${db_name}\` CHARACTER SET utf8mb
 ensure_db_user "$db_name" "$db_user" "$db_pass"
 
 log "building"; npm run --silent build
-log "applying migrations"; npm run --silent migration:run
+log "applying migrations"
+# TypeORM's CLI logs every SQL statement: show only which migrations ran, or everything on failure.
+if ! migration_log=$(npm run --silent migration:run 2>&1); then
+  printf '%s\n' "$migration_log" >&2
+  exit 1
+fi
+printf '%s\n' "$migration_log" | grep -E 'executed successfully|No migrations are pending' || true
 log "seeding the demo app (appId 1, 64 shards) if missing"
 mysql_root "$db_name" -e "INSERT IGNORE INTO id_alloc (app_id, app_name, max_id, shard_id, step, description)
   SELECT 1, 'demo', 0, seq, 1000, 'demo app' FROM seq_0_to_63"
