@@ -146,4 +146,49 @@ describe('refill ahead: one hot shard at step 100', () => {
     expect(rows[0].max_id).toBe('1000');
     expect(app.get(RefillAhead).currentSize(appId, shard, 100)).toBeGreaterThan(100);
   });
+  it('a background refill of an app deleted between its allocation and its push pushes nothing', async () => {
+    const appId = 24;
+    const shard = 9;
+    const list = `${env.keyPrefix}idList_${appId}_${shard}`;
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId, appName: 'gone', step: 100 } })).status).toBe(201);
+    const gatePass = gatePassForShard(shard);
+    // Warm-up: the first request fills the list on demand (1..100, 99 queued).
+    expect((await request(app, 'GET', `/api/id/${appId}?gatePass=${gatePass}`, { token: null })).status).toBe(200);
+    expect(await env.redis.llen(list)).toBe(99);
+
+    // Hold the next refill between its allocation and its push (the TEST_REFILL_DELAY_MS point).
+    const refill = app.get(QueueRefillService);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const allocated = new Promise<void>((resolve) => (reached = resolve));
+    const hold = jest
+      .spyOn(refill as unknown as { testDelay: () => Promise<void> }, 'testDelay')
+      .mockImplementation(async () => {
+        reached();
+        await gate;
+      });
+    try {
+      // 99 → 20 queued: at the threshold, one background refill starts; the request is answered.
+      const res = await request(app, 'GET', `/api/id/${appId}?gatePass=${gatePass}&count=79`, { token: null });
+      expect(res.status).toBe(200);
+      await allocated;
+      expect(refill.ahead.inFlight(appId, shard)).toBe(true);
+      const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ?', [appId, shard])) as Array<{
+        max_id: string;
+      }>;
+      // The refill grew to 2 steps (the last one lasted far less than 15 minutes): 101..300.
+      expect(rows[0].max_id).toBe('300');
+      expect((await request(app, 'DELETE', `/admin/apps/${appId}`)).status).toBe(200);
+      release();
+      await refill.settled();
+    } finally {
+      release();
+      hold.mockRestore();
+    }
+    // The delete raised the marker to the tombstone (300): the held push of 101..300 was refused.
+    expect(await env.redis.llen(list)).toBe(0);
+    expect(await env.redis.get(`{${list}}:pushed`)).toBe('300');
+    expect(refill.ahead.inFlight(appId, shard)).toBe(false);
+  });
 });
