@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -10,29 +9,12 @@ import { QueueKeys } from './core/queue-keys';
 import { RefillAhead } from './core/refill-ahead';
 import { needsRefill } from './core/refill-policy';
 import { AllocationResult, IdAllocRepository } from './id-alloc.repository';
+import { Popped, popWithLength } from './pop-with-length';
 import { RefillMonitor, RefillTrigger } from './refill-monitor';
 import { pushRange } from './segment-push';
 
 /** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
 const LOCK_WAIT_RETRIES = 40;
-
-/**
- * The request path's pop when refill-ahead is on: LPOP with a count and the list's length after
- * it, in one script run (one round trip, atomic: the length is the one this pop left). KEYS[1]
- * the list; ARGV[1] the count. Returns {entries, length}.
- */
-export const POP_WITH_LENGTH_LUA = `
-local v = redis.call('LPOP', KEYS[1], ARGV[1])
-if not v then v = {} end
-return {v, redis.call('LLEN', KEYS[1])}
-`;
-const POP_WITH_LENGTH_SHA = createHash('sha1').update(POP_WITH_LENGTH_LUA).digest('hex');
-
-/** Entries popped and the list's length after the pop (-1 when not known: refill-ahead off). */
-export interface Popped {
-  entries: Buffer[];
-  length: number;
-}
 
 export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing';
 
@@ -304,23 +286,9 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     return (await this.redis.lpopBuffer(listKey, n)) ?? [];
   }
 
-  /**
-   * The request path's pop with refill-ahead on: up to n entries (Buffers, as popRaw) and the
-   * list's length after the pop, in one EVALSHA (POP_WITH_LENGTH_LUA). NOSCRIPT (a restarted or
-   * failed-over server that does not know the script) means it did not run: sent once more as EVAL.
-   */
-  async popWithLength(listKey: string, n: number): Promise<Popped> {
-    let reply: unknown;
-    try {
-      reply = await this.redis.callBuffer('EVALSHA', [POP_WITH_LENGTH_SHA, 1, listKey, n]);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) {
-        throw err;
-      }
-      reply = await this.redis.callBuffer('EVAL', [POP_WITH_LENGTH_LUA, 1, listKey, n]);
-    }
-    const [entries, length] = reply as [Buffer[] | null, number];
-    return { entries: entries ?? [], length: Number(length) };
+  /** The request path's pop with refill-ahead on: entries and the list's length after the pop (pop-with-length.ts). */
+  popWithLength(listKey: string, n: number): Promise<Popped> {
+    return popWithLength(this.redis, listKey, n);
   }
 
   /** LPOP of up to n entries: one round trip, with a count for n > 1. */

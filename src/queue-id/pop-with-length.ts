@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { RedisClient } from '../infra/redis/redis.tokens';
+
+/**
+ * The request path's pop when refill-ahead is on: LPOP with a count and the list's length after
+ * it, in one script run (one round trip, atomic: the length is the one this pop left). KEYS[1]
+ * the list; ARGV[1] the count. Returns {entries, length}. A read-only LLEN after a write in one
+ * script: replicated as the LPOP's effect, like the plain LPOP.
+ */
+export const POP_WITH_LENGTH_LUA = `
+local v = redis.call('LPOP', KEYS[1], ARGV[1])
+if not v then v = {} end
+return {v, redis.call('LLEN', KEYS[1])}
+`;
+
+const POP_WITH_LENGTH_SHA = createHash('sha1').update(POP_WITH_LENGTH_LUA).digest('hex');
+
+/** Entries popped (Buffers: parseQueueEntry reads the digits) and the list's length after the pop. */
+export interface Popped {
+  entries: Buffer[];
+  length: number;
+}
+
+/**
+ * Up to n entries and the length left, in one EVALSHA. NOSCRIPT (a restarted or failed-over
+ * server that does not know the script) means the script did not run: sent once more as EVAL.
+ */
+export async function popWithLength(redis: RedisClient, listKey: string, n: number): Promise<Popped> {
+  let reply: unknown;
+  try {
+    reply = await redis.callBuffer('EVALSHA', [POP_WITH_LENGTH_SHA, 1, listKey, n]);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) {
+      throw err;
+    }
+    reply = await redis.callBuffer('EVAL', [POP_WITH_LENGTH_LUA, 1, listKey, n]);
+  }
+  const [entries, length] = reply as [Buffer[] | null, number];
+  return { entries: entries ?? [], length: Number(length) };
+}
