@@ -3,6 +3,8 @@ import { INDEX_SHIFT, decomposeQueueId, lowBits, shardOf } from '../../../src/qu
 import { RefillAhead } from '../../../src/queue-id/core/refill-ahead';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
 import { RefillMonitor, RefillOutcome, RefillTrigger } from '../../../src/queue-id/refill-monitor';
+import Redis from 'ioredis';
+import { OwnRedisServer } from '../../support/redis-server';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 
 /** Refill-ahead and the adaptive refill size on (test-env turns both off for the other suites). */
@@ -190,5 +192,54 @@ describe('refill ahead: one hot shard at step 100', () => {
     expect(await env.redis.llen(list)).toBe(0);
     expect(await env.redis.get(`{${list}}:pushed`)).toBe('300');
     expect(refill.ahead.inFlight(appId, shard)).toBe(false);
+  });
+});
+
+describe('refill ahead with REDIS_WAIT_REPLICAS (the pop, its LLEN and the WAIT in one pipeline)', () => {
+  let env: TestEnv;
+  let app: NestFastifyApplication;
+  const servers: OwnRedisServer[] = [];
+  let replica: Redis;
+
+  beforeAll(async () => {
+    env = await createTestEnv('qaheadw');
+    const [primary, secondary] = await Promise.all([OwnRedisServer.start(), OwnRedisServer.start()]);
+    servers.push(primary, secondary);
+    replica = new Redis(secondary.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+    await replica.replicaof('127.0.0.1', primary.port);
+    for (let i = 0; !(await replica.info('replication')).includes('master_link_status:up'); i++) {
+      if (i > 200) {
+        throw new Error('the replica did not sync');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    app = await startApp(env.config({ ...AHEAD, REDIS_URL: primary.url, REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '2000' }));
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 25, appName: 'waited', step: 10 } })).status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    replica?.disconnect();
+    for (const server of servers) {
+      await server.destroy();
+    }
+    await env?.cleanup();
+  });
+
+  it('refills ahead from the confirmed pops: one demand refill (the empty list), then none', async () => {
+    const counts = countRefills(app);
+    const refill = app.get(QueueRefillService);
+    const gatePass = gatePassForShard(1);
+    const seen = new Set<string>();
+    for (let i = 0; i < 300; i++) {
+      const res = await request(app, 'GET', `/api/id/25?gatePass=${gatePass}`, { token: null });
+      expect(res.status).toBe(200);
+      expect(seen.has(res.body)).toBe(false);
+      seen.add(res.body);
+      await refill.settled();
+    }
+    expect(counts.get('demand/refilled') ?? 0).toBe(1);
+    expect(counts.get('ahead/refilled') ?? 0).toBeGreaterThan(0);
+    expect(counts.get('ahead/failed') ?? 0).toBe(0);
   });
 });
