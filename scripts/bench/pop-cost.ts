@@ -10,17 +10,15 @@
  * bounds its throughput) and Redis CPU µs per op (INFO commandstats of the private server).
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import Redis from 'ioredis';
 import { PUSH_RANGE_LUA } from '../../src/queue-id/segment-push';
-import { POP_WITH_LENGTH_LUA } from '../../src/queue-id/pop-with-length';
+import { POP_WITH_LENGTH_LUA, popWithLength } from '../../src/queue-id/pop-with-length';
 
 const OPS = Number(process.argv[2] ?? 200_000);
 const CONCURRENCY = Number(process.argv[3] ?? 50);
 const ROUNDS = 3;
 const KEY = 'popcost:list';
-const SHA = createHash('sha1').update(POP_WITH_LENGTH_LUA).digest('hex');
 
 type Variant = { name: string; pop: (redis: Redis) => Promise<number> };
 
@@ -30,11 +28,8 @@ const VARIANTS: Variant[] = [
     pop: async (redis) => ((await redis.lpopBuffer(KEY)) === null ? 0 : 1),
   },
   {
-    name: 'EVALSHA LPOP+LLEN',
-    pop: async (redis) => {
-      const [entries, length] = (await redis.callBuffer('EVALSHA', [SHA, 1, KEY, 1])) as [Buffer[] | null, number];
-      return (entries?.length ?? 0) + (length >= 0 ? 0 : 1);
-    },
+    name: 'EVALSHA LPOP+LLEN (pop-with-length.ts)',
+    pop: async (redis) => (await popWithLength(redis, KEY, 1)).entries.length,
   },
   {
     name: 'pipeline LPOP + LLEN',

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { RedisClient } from '../infra/redis/redis.tokens';
 
 /**
@@ -13,7 +12,15 @@ if not v then v = {} end
 return {v, redis.call('LLEN', KEYS[1])}
 `;
 
-const POP_WITH_LENGTH_SHA = createHash('sha1').update(POP_WITH_LENGTH_LUA).digest('hex');
+/** Name of the script as an ioredis custom command (EVALSHA, EVAL once on NOSCRIPT: not run). */
+const COMMAND = 'shardleafPopWithLength';
+
+/** A client with the command defined; `…Buffer` keeps the entries as Buffers. */
+type WithCommand = {
+  shardleafPopWithLengthBuffer(listKey: string, n: number): Promise<[Buffer[] | null, number]>;
+};
+
+const defined = new WeakSet<object>();
 
 /** Entries popped (Buffers: parseQueueEntry reads the digits) and the list's length after the pop. */
 export interface Popped {
@@ -22,19 +29,16 @@ export interface Popped {
 }
 
 /**
- * Up to n entries and the length left, in one EVALSHA. NOSCRIPT (a restarted or failed-over
- * server that does not know the script) means the script did not run: sent once more as EVAL.
+ * Up to n entries and the length left, in one EVALSHA. Sent as an ioredis custom command
+ * (defineCommand, once per client), which routes by its key in a Cluster, works with
+ * auto-pipelining (a raw `callBuffer('EVALSHA', …)` does not there) and, on NOSCRIPT (a restarted or
+ * failed-over server that does not know the script, so it did not run), sends it once as EVAL.
  */
 export async function popWithLength(redis: RedisClient, listKey: string, n: number): Promise<Popped> {
-  let reply: unknown;
-  try {
-    reply = await redis.callBuffer('EVALSHA', [POP_WITH_LENGTH_SHA, 1, listKey, n]);
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) {
-      throw err;
-    }
-    reply = await redis.callBuffer('EVAL', [POP_WITH_LENGTH_LUA, 1, listKey, n]);
+  if (!defined.has(redis)) {
+    redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: POP_WITH_LENGTH_LUA });
+    defined.add(redis);
   }
-  const [entries, length] = reply as [Buffer[] | null, number];
+  const [entries, length] = await (redis as unknown as WithCommand).shardleafPopWithLengthBuffer(listKey, n);
   return { entries: entries ?? [], length: Number(length) };
 }
