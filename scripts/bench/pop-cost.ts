@@ -51,6 +51,25 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Until the new server answers PING (a fresh client per attempt). */
+async function waitForServer(port: number): Promise<void> {
+  for (let i = 0; ; i++) {
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      await probe.ping();
+      return;
+    } catch (err) {
+      if (i > 50) {
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      probe.disconnect();
+    }
+  }
+}
+
 async function fill(redis: Redis, n: number): Promise<void> {
   await redis.del(KEY, `{${KEY}}:pushed`);
   for (let from = 1; from <= n; from += 10_000) {
@@ -91,20 +110,9 @@ async function main(): Promise<void> {
     stdio: 'ignore',
   });
   try {
-    const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
-    const admin = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
-    for (let i = 0; ; i++) {
-      try {
-        await redis.connect();
-        await admin.connect();
-        break;
-      } catch (err) {
-        if (i > 50) {
-          throw err;
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    await waitForServer(port);
+    const redis = new Redis({ port, host: '127.0.0.1' });
+    const admin = new Redis({ port, host: '127.0.0.1' });
     await redis.script('LOAD', POP_WITH_LENGTH_LUA);
     const results = new Map<string, Array<{ opsPerSec: number; clientUs: number; redisUs: number }>>();
     // A warm-up round, then alternated measured rounds.
