@@ -5,7 +5,7 @@ import { LoadResult, median, medianRun, runLoad } from '../lib/load';
 import { BenchOptions } from '../lib/options';
 import { ServerProc } from '../lib/proc';
 import { startService } from '../lib/service';
-import { Row } from '../lib/table';
+import { Row, cpuRatio } from '../lib/table';
 import { gatePassPerShard } from './queue';
 
 /** Apps of this case: the seed's default step against a step at which no refill happens in a run. */
@@ -132,6 +132,7 @@ export async function aheadCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
       rows.push(
         row('step 1,000 (refill ahead, adaptive size)', small, {
           ratio,
+          cpuRatio: cpuRatio(small.result, large.result),
           ceiling: 'step 100,000',
           target: '≥ 0.95, 0 demand',
           met: ratio >= 0.95 && small.demand === 0,
@@ -139,6 +140,7 @@ export async function aheadCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
         row('step 100,000', large),
         row('step 1,000, QUEUE_REFILL_AHEAD=false (before)', before, {
           ratio: before.result.reqPerSec / large.result.reqPerSec,
+          cpuRatio: cpuRatio(before.result, large.result),
           ceiling: 'step 100,000',
         }),
       );
