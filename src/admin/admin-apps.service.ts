@@ -5,6 +5,7 @@ import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from '../queue-id/core/queue-keys';
+import { RefillAhead } from '../queue-id/core/refill-ahead';
 import { SHARD_COUNT, maxIndexFor } from '../queue-id/core/queue-id-layout';
 import { unallocated } from '../queue-id/core/refill-policy';
 import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../queue-id/id-alloc.repository';
@@ -15,6 +16,12 @@ export interface ShardView {
   shardId: number;
   maxId: string;
   step: number;
+  /**
+   * IDs this instance's last refill of the shard took: the step, or more while the shard is hot
+   * (doubled when a refill lasted less than QUEUE_REFILL_TARGET_MS, up to QUEUE_REFILL_MAX_SIZE).
+   * The list is refilled at or below QUEUE_IDLE_RATIO × this size.
+   */
+  refillSize: number;
   queueLength: number;
   /** Indexes not yet taken from the DB before the limit (or the 49-bit index range). */
   unallocated: string;
@@ -68,6 +75,7 @@ export class AdminAppsService {
     private readonly repo: IdAllocRepository,
     private readonly queueConfig: QueueConfigService,
     private readonly refill: QueueRefillService,
+    private readonly ahead: RefillAhead,
   ) {
     this.keys = new QueueKeys(config.redis.keyPrefix);
   }
@@ -209,6 +217,7 @@ export class AdminAppsService {
         shardId: r.shardId,
         maxId: r.maxId.toString(),
         step: r.step,
+        refillSize: this.ahead.currentSize(r.appId, r.shardId, r.step),
         queueLength,
         unallocated: free.toString(),
         remainingCapacity: left.toString(),

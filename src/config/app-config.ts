@@ -37,8 +37,14 @@ export interface AppConfig {
     reloadCron: string | null;
     /** Redlock TTL of a shard's refill lock, ms. */
     lockTtlMs: number;
-    /** A list at or below idleRatio * step is refilled. */
+    /** A list at or below idleRatio * (the shard's current refill size) is refilled. */
     idleRatio: number;
+    /** Refill ahead: a pop that leaves a list at or below the threshold starts one background refill. */
+    refillAhead: boolean;
+    /** Target life of one refill, ms (Leaf: 15 min); a refill used up faster makes the next one 2x. */
+    refillTargetMs: number;
+    /** Largest refill size (IDs) a shard grows to; never less than its step. */
+    refillMaxSize: number;
     /** Largest `count` of a batch request. */
     maxBatch: number;
     /** Longest accepted gatePass, in UTF-16 code units. */

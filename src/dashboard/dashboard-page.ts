@@ -40,7 +40,7 @@ export const DASHBOARD_HTML = `<!doctype html>
     <h2 id="app-title"></h2>
     <button id="refill" type="button">Refill every shard</button>
     <form id="step-form" style="display:inline"><input name="step" placeholder="new step" required> <button type="submit">Change step</button></form>
-    <table id="shards"><thead><tr><th>shard</th><th>queue depth</th><th>max_id</th><th>step</th><th>unallocated</th><th>capacity left</th></tr></thead><tbody></tbody></table>
+    <table id="shards"><thead><tr><th>shard</th><th>queue depth</th><th>max_id</th><th>step</th><th title="IDs this instance's next refill of the shard takes: the step, doubled while the shard is hot">refill size</th><th>unallocated</th><th>capacity left</th></tr></thead><tbody></tbody></table>
   </section>
   <h2>Segment tags</h2>
   <table id="tags"><thead><tr><th>tag</th><th>buffer 0 value / max / step</th><th>buffer 1 value / max / step</th><th>current</th><th>next ready</th><th>step</th></tr></thead><tbody></tbody></table>
@@ -94,7 +94,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       $('app-title').textContent = 'App ' + app.appId + ' (' + app.appName + '): ' + app.shardCount + ' shards';
       fill('shards', app.shards, function (tr, s) {
         tr.dataset.shard = s.shardId;
-        [s.shardId, s.queueLength, s.maxId, s.step, s.unallocated, s.remainingCapacity].forEach(function (v) { cell(tr, v); });
+        [s.shardId, s.queueLength, s.maxId, s.step, s.refillSize, s.unallocated, s.remainingCapacity].forEach(function (v) { cell(tr, v); });
       });
     });
   }

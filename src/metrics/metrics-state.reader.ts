@@ -5,6 +5,7 @@ import { GeneratorState } from '../health/generator-state';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { AppRegistry } from '../queue-id/core/app-registry';
 import { QueueKeys } from '../queue-id/core/queue-keys';
+import { RefillAhead } from '../queue-id/core/refill-ahead';
 import { IdAllocRepository } from '../queue-id/id-alloc.repository';
 import { SnowflakeService } from '../snowflake/snowflake.service';
 import { StateSnapshot, StateSources, readStateSnapshot } from './state-snapshot';
@@ -19,6 +20,7 @@ export class MetricsStateReader {
     @Inject(REDIS) redis: RedisClient,
     registry: AppRegistry,
     repo: IdAllocRepository,
+    ahead: RefillAhead,
     generators: GeneratorState,
     snowflake: SnowflakeService,
   ) {
@@ -27,6 +29,7 @@ export class MetricsStateReader {
       keys: new QueueKeys(config.redis.keyPrefix),
       registry,
       repo,
+      refillSize: (appId, shardId, step) => ahead.currentSize(appId, shardId, step),
       segment: () => (config.segment.enabled ? generators.segmentGenerator : null),
       snowflake: () => ({ mode: config.snowflake.mode, workerId: snowflake.workerId, serving: snowflake.serving }),
     };

@@ -59,7 +59,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     });
     const refills = new Counter({
       name: 'shardleaf_queue_refills_total',
-      help: 'Segment allocations from id_alloc, by trigger (sweep/admin or on demand) and outcome',
+      help: 'Segment allocations from id_alloc, by trigger (sweep/admin, ahead = background refill after a pop, demand = a request waited) and outcome',
       labelNames: ['trigger', 'outcome'],
       registers: [register],
     });

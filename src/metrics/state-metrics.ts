@@ -23,6 +23,19 @@ export function registerStateMetrics(register: Registry, snapshot: () => Promise
     },
   });
   new Gauge({
+    name: 'shardleaf_queue_refill_size',
+    help: "IDs this instance's next refills of an app shard take (the step, doubled while the shard is hot, up to QUEUE_REFILL_MAX_SIZE)",
+    labelNames: ['app', 'shard'],
+    registers: [register],
+    async collect() {
+      const s = await snapshot();
+      this.reset();
+      for (const r of s.refillSizes) {
+        this.set({ app: r.app, shard: r.shard }, r.size);
+      }
+    },
+  });
+  new Gauge({
     name: 'shardleaf_queue_remaining_capacity',
     help: 'IDs an app can still hand out under max_limit_id (queued + not yet allocated)',
     labelNames: ['app'],

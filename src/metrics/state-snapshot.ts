@@ -13,6 +13,8 @@ export interface StateSources {
   keys: QueueKeys;
   registry: AppRegistry;
   repo: IdAllocRepository;
+  /** This instance's current refill size of a shard (RefillAhead.currentSize). */
+  refillSize: (appId: number, shardId: number, step: number) => number;
   /** null when segment mode is off. */
   segment: () => SegmentIdGenerator | null;
   snowflake: () => SnowflakeState;
@@ -28,6 +30,8 @@ export interface SnowflakeState {
 export interface StateSnapshot {
   /** Lists of the registry's shards whose LLEN succeeded. */
   queueLengths: Array<{ app: number; shard: number; length: number }>;
+  /** This instance's current refill size of each shard of the registry. */
+  refillSizes: Array<{ app: number; shard: number; size: number }>;
   /** IDs each app of id_alloc can still hand out (queued + not yet allocated). */
   remaining: Array<{ app: number; left: bigint }>;
   segment: SegmentBufferView[];
@@ -39,7 +43,9 @@ export interface StateSnapshot {
  * lists of both the registry and id_alloc (each key once). Throws when MySQL or Redis fails.
  */
 export async function readStateSnapshot(src: StateSources): Promise<StateSnapshot> {
-  const targets = src.registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => ({ app: app.appId, shard })));
+  const targets = src.registry
+    .all()
+    .flatMap((app) => [...app.shards].map(([shard, config]) => ({ app: app.appId, shard, step: config.step })));
   const rows = await src.repo.findAll();
   const keys = new Map<string, number>();
   const indexOf = (app: number, shard: number): number => {
@@ -69,6 +75,7 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
   });
   return {
     queueLengths,
+    refillSizes: targets.map((t) => ({ app: t.app, shard: t.shard, size: src.refillSize(t.app, t.shard, t.step) })),
     remaining: [...perApp].map(([app, left]) => ({ app, left })),
     segment: src.segment()?.views() ?? [],
     snowflake: src.snowflake(),

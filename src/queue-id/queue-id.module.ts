@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { AppRegistry } from './core/app-registry';
+import { RefillAhead } from './core/refill-ahead';
 import { IdAllocRepository } from './id-alloc.repository';
 import { QueueConfigService } from './queue-config.service';
 import { QueueIdController } from './queue-id.controller';
@@ -14,6 +17,16 @@ import { ReplicaAckService } from './replica-ack.service';
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
+    {
+      provide: RefillAhead,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        new RefillAhead({
+          idleRatio: config.queue.idleRatio,
+          targetMs: config.queue.refillTargetMs,
+          maxSize: config.queue.refillMaxSize,
+        }),
+    },
     IdAllocRepository,
     QueueConfigService,
     QueueRefillService,
@@ -21,6 +34,6 @@ import { ReplicaAckService } from './replica-ack.service';
     QueueIdService,
     QueueIdScheduler,
   ],
-  exports: [AppRegistry, IdAllocRepository, QueueConfigService, QueueRefillService, RefillMonitor],
+  exports: [AppRegistry, RefillAhead, IdAllocRepository, QueueConfigService, QueueRefillService, RefillMonitor],
 })
 export class QueueIdModule {}

@@ -12,7 +12,9 @@ import { ReplicaAckService } from './replica-ack.service';
 
 /**
  * The request path of seed 001: gatePass → shard, one LPOP (with a count for batches); a short
- * list is refilled now, under the shard's lock, at most RETRY_TIME times.
+ * list is refilled now, under the shard's lock, at most RETRY_TIME times. With refill-ahead on
+ * (QUEUE_REFILL_AHEAD) the pop also reads the list's length, and a pop that leaves it at or below
+ * the shard's threshold starts one background refill (QueueRefillService.afterPop).
  */
 @Injectable()
 export class QueueIdService {
@@ -65,15 +67,25 @@ export class QueueIdService {
     const key = this.keys.list(appId, shardId);
     const out: bigint[] = [];
     let popped: Buffer[];
+    // The list's length after the pop (refill-ahead only; -1 = not read).
+    let length = -1;
     try {
-      // REDIS_WAIT_REPLICAS: the pop and its WAIT in one round trip on one connection.
-      popped = this.replicaAck.enabled
-        ? await this.replicaAck.popConfirmed(key, count)
-        : await this.refill.popRaw(key, count);
+      if (this.replicaAck.enabled) {
+        // REDIS_WAIT_REPLICAS: the pop (and LLEN) and its WAIT in one round trip on one connection.
+        ({ entries: popped, length } = await this.replicaAck.popConfirmed(key, count, this.refill.aheadEnabled));
+      } else if (this.refill.aheadEnabled) {
+        ({ entries: popped, length } = await this.refill.popWithLength(key, count));
+      } else {
+        popped = await this.refill.popRaw(key, count);
+      }
     } catch (err) {
       throw this.backendError(err);
     }
     let exhausted = this.accept(popped, shard, out, key);
+    if (length >= 0 && out.length === count) {
+      // Refill ahead: a pop that left the list low starts one background refill; this request goes on.
+      this.refill.afterPop(appId, shardId, shard.step, length);
+    }
     // Pops of the on-demand refill below are confirmed at the end, on the connection of this epoch.
     const demandEpoch = out.length < count && this.replicaAck.enabled ? this.replicaAck.epochNow : 0;
     let demanded = false;

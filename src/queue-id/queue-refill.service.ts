@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { LockService } from '../infra/redis/lock.service';
@@ -6,8 +6,10 @@ import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { AppRegistry } from './core/app-registry';
 import { QueueKeys } from './core/queue-keys';
+import { RefillAhead } from './core/refill-ahead';
 import { needsRefill } from './core/refill-policy';
 import { AllocationResult, IdAllocRepository } from './id-alloc.repository';
+import { Popped, popWithLength } from './pop-with-length';
 import { RefillMonitor, RefillTrigger } from './refill-monitor';
 import { pushRange } from './segment-push';
 
@@ -29,6 +31,10 @@ export interface RefillRequest {
   minWanted: number;
   /** Attempts to wait for the lock when another instance holds it. */
   lockRetries: number;
+  /** What asked for it (metrics); `sweep` when not given. */
+  trigger?: RefillTrigger;
+  /** Take the shard's adaptive refill size (RefillAhead) instead of `minWanted`, and record it. */
+  adaptive?: boolean;
 }
 
 export interface TakeResult {
@@ -50,9 +56,14 @@ export interface RefillSweep {
  * IdAllocRepository.allocate; the per-shard Redlock only keeps instances from over-filling.
  */
 @Injectable()
-export class QueueRefillService {
+export class QueueRefillService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(QueueRefillService.name);
   private readonly keys: QueueKeys;
+  /** Background (ahead) refills running on this instance. */
+  private readonly running = new Set<Promise<void>>();
+  /** Allocation failures already reported to the monitor (not counted twice). */
+  private readonly recorded = new WeakSet<object>();
+  private closing = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -61,8 +72,66 @@ export class QueueRefillService {
     private readonly repo: IdAllocRepository,
     private readonly registry: AppRegistry,
     private readonly monitor: RefillMonitor = new RefillMonitor(),
+    readonly ahead: RefillAhead = new RefillAhead({
+      idleRatio: config.queue.idleRatio,
+      targetMs: config.queue.refillTargetMs,
+      maxSize: config.queue.refillMaxSize,
+    }),
   ) {
     this.keys = new QueueKeys(config.redis.keyPrefix);
+  }
+
+  /** Refill-ahead on: the request path pops with `popWithLength` and calls `afterPop`. */
+  get aheadEnabled(): boolean {
+    return this.config.queue.refillAhead;
+  }
+
+  /** No new background refill once the app closes; the running ones are awaited. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    await this.settled();
+  }
+
+  /** Resolves when no background refill is running on this instance (they never reject). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) {
+      await Promise.all([...this.running]);
+    }
+  }
+
+  /**
+   * The request path after a pop that served it: when the pop left the list at or below the
+   * shard's threshold and no refill of the shard is running here, start one in the background.
+   * Never waits and never throws; a failed refill is logged and counted (trigger="ahead").
+   */
+  afterPop(appId: number, shardId: number, step: number, lengthAfter: number): void {
+    if (this.closing || !this.ahead.afterPop(appId, shardId, step, lengthAfter)) {
+      return;
+    }
+    const startedAt = process.hrtime.bigint();
+    const run = this.refillAheadOf(appId, shardId, step)
+      .catch((err: unknown) => {
+        if (!(err instanceof Object) || !this.recorded.has(err)) {
+          this.monitor.record('ahead', 'failed', startedAt);
+        }
+        this.logger.warn(`refill ahead of app ${appId} shard ${shardId} failed: ${(err as Error)?.message ?? err}`);
+      })
+      .finally(() => {
+        this.ahead.finished(appId, shardId);
+        this.running.delete(run);
+      });
+    this.running.add(run);
+  }
+
+  private async refillAheadOf(appId: number, shardId: number, step: number): Promise<void> {
+    // Under the lock the list is read again: another instance (or the sweep) may have refilled.
+    await this.refillShard(appId, shardId, {
+      skipIfAtLeast: Math.floor(this.ahead.threshold(appId, shardId, step)) + 1,
+      minWanted: 1,
+      lockRetries: 0,
+      trigger: 'ahead',
+      adaptive: true,
+    });
   }
 
   /** IdAllocRepository.allocate, reported to the RefillMonitor (metrics) with its outcome and time. */
@@ -81,7 +150,26 @@ export class QueueRefillService {
       return allocation;
     } catch (err) {
       this.monitor.record(trigger, 'failed', startedAt);
+      if (err instanceof Object) {
+        this.recorded.add(err);
+      }
       throw err;
+    }
+  }
+
+  /** The minWanted of an allocation: the shard's adaptive size (not below what is needed) or `minWanted`. */
+  private wantedOf(appId: number, shardId: number, minWanted: number, adaptive: boolean): number {
+    if (!adaptive) {
+      return minWanted;
+    }
+    const step = this.registry.get(appId)?.shards.get(shardId)?.step;
+    return step === undefined ? minWanted : Math.max(minWanted, this.ahead.sizeFor(appId, shardId, step));
+  }
+
+  /** Records an adaptive allocation of `wanted` IDs (the size of the shard's next refills grows from it). */
+  private recordSize(appId: number, shardId: number, wanted: number, adaptive: boolean): void {
+    if (adaptive && this.registry.has(appId, shardId)) {
+      this.ahead.recordRefill(appId, shardId, wanted);
     }
   }
 
@@ -96,13 +184,16 @@ export class QueueRefillService {
         if ((await this.redis.llen(listKey)) >= req.skipIfAtLeast) {
           return { status: 'sufficient', pushed: 0 };
         }
-        const allocation = await this.allocate('sweep', appId, shardId, req.minWanted);
+        const adaptive = req.adaptive ?? false;
+        const wanted = this.wantedOf(appId, shardId, req.minWanted, adaptive);
+        const allocation = await this.allocate(req.trigger ?? 'sweep', appId, shardId, wanted);
         if (!allocation) {
           return { status: 'missing', pushed: 0 };
         }
         if (!allocation.segment) {
           return { status: 'exhausted', pushed: 0 };
         }
+        this.recordSize(appId, shardId, wanted, adaptive);
         const { from, to } = allocation.segment;
         await this.testDelay(listKey, from, to);
         // From here the indexes are ours alone: a crash before the push only leaves a gap, and
@@ -130,13 +221,16 @@ export class QueueRefillService {
         return { status: 'taken', indexes };
       }
       const short = wanted - indexes.length;
-      const allocation = await this.allocate('demand', appId, shardId, short);
+      // A shard whose refills grew takes its grown size here too (at least what the request lacks).
+      const size = this.wantedOf(appId, shardId, short, true);
+      const allocation = await this.allocate('demand', appId, shardId, size);
       if (!allocation) {
         return { status: 'missing', indexes };
       }
       if (!allocation.segment) {
         return { status: 'exhausted', indexes };
       }
+      this.recordSize(appId, shardId, size, true);
       const { from, to } = allocation.segment;
       await this.testDelay(listKey, from, to);
       const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
@@ -192,6 +286,11 @@ export class QueueRefillService {
     return (await this.redis.lpopBuffer(listKey, n)) ?? [];
   }
 
+  /** The request path's pop with refill-ahead on: entries and the list's length after the pop (pop-with-length.ts). */
+  popWithLength(listKey: string, n: number): Promise<Popped> {
+    return popWithLength(this.redis, listKey, n);
+  }
+
   /** LPOP of up to n entries: one round trip, with a count for n > 1. */
   async pop(listKey: string, n: number): Promise<string[]> {
     if (n === 1) {
@@ -208,6 +307,8 @@ export class QueueRefillService {
   async refillLowShards(): Promise<RefillSweep> {
     const sweep: RefillSweep = { checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 };
     const targets: Array<{ appId: number; shardId: number; step: number }> = [];
+    // Shards of deleted apps no longer need their refill state.
+    this.ahead.retain((appId, shardId) => this.registry.has(appId, shardId));
     for (const app of this.registry.all()) {
       for (const [shardId, shard] of app.shards) {
         targets.push({ appId: app.appId, shardId, step: shard.step });
@@ -228,15 +329,17 @@ export class QueueRefillService {
         sweep.failed++;
         continue;
       }
-      const threshold = this.config.queue.idleRatio * t.step;
-      if (!needsRefill(Number(len), t.step, this.config.queue.idleRatio)) {
+      // The shard's threshold: QUEUE_IDLE_RATIO × its current refill size (the step unless it grew here).
+      const size = this.ahead.currentSize(t.appId, t.shardId, t.step);
+      if (!needsRefill(Number(len), size, this.config.queue.idleRatio)) {
         continue;
       }
       try {
         const result = await this.refillShard(t.appId, t.shardId, {
-          skipIfAtLeast: Math.floor(threshold) + 1,
+          skipIfAtLeast: Math.floor(this.config.queue.idleRatio * size) + 1,
           minWanted: 1,
           lockRetries: 0,
+          adaptive: true,
         });
         if (result.status === 'refilled') {
           sweep.refilled++;

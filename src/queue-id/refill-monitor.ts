@@ -1,7 +1,10 @@
 /** How a refill (one segment from id_alloc into a Redis list) ended. */
 export type RefillOutcome = 'refilled' | 'exhausted' | 'failed';
-/** What asked for it: the cron sweep or an admin refill (`sweep`), or a short list under a request. */
-export type RefillTrigger = 'sweep' | 'demand';
+/**
+ * What asked for it: the cron sweep or an admin refill (`sweep`), a pop that left the list at or
+ * below its threshold (`ahead`, in the background), or an empty list under a request (`demand`).
+ */
+export type RefillTrigger = 'sweep' | 'ahead' | 'demand';
 
 export type RefillListener = (trigger: RefillTrigger, outcome: RefillOutcome, seconds: number) => void;
 

@@ -40,18 +40,21 @@ export class ReplicaAckService {
   }
 
   /**
-   * LPOP of up to n entries and the WAIT confirming it, as one pipeline on one connection (the
-   * pop's key routes both to one node in a Cluster). A failed pop throws the Redis error (nothing
-   * known to be popped); popped entries that are not confirmed are dropped with
-   * QUEUE_NOT_REPLICATED.
+   * LPOP of up to n entries (and, with `withLength`, the LLEN after it) and the WAIT confirming
+   * it, as one pipeline on one connection (the pop's key routes all to one node in a Cluster). A
+   * failed pop throws the Redis error (nothing known to be popped); popped entries that are not
+   * confirmed are dropped with QUEUE_NOT_REPLICATED. `length` is -1 when not read or failed.
    */
-  async popConfirmed(listKey: string, n: number): Promise<Buffer[]> {
+  async popConfirmed(listKey: string, n: number, withLength = false): Promise<{ entries: Buffer[]; length: number }> {
     const epochBefore = this.epochNow;
     const pipeline = this.redis.pipeline();
     if (n === 1) {
       pipeline.lpopBuffer(listKey);
     } else {
       pipeline.lpopBuffer(listKey, n);
+    }
+    if (withLength) {
+      pipeline.llen(listKey);
     }
     const replies = (await pipeline.wait(this.replicas, this.timeoutMs).exec()) ?? [];
     const [popError, popped] = replies[0] ?? [new Error('no reply to LPOP'), null];
@@ -60,9 +63,10 @@ export class ReplicaAckService {
     }
     const entries = popped === null ? [] : Array.isArray(popped) ? (popped as Buffer[]) : [popped as Buffer];
     if (entries.length > 0) {
-      this.check(replies[1], epochBefore);
+      this.check(replies[withLength ? 2 : 1], epochBefore);
     }
-    return entries;
+    const [lengthError, length] = withLength ? (replies[1] ?? [new Error('no reply'), -1]) : [null, -1];
+    return { entries, length: lengthError ? -1 : Number(length) };
   }
 
   /**

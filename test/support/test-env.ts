@@ -67,6 +67,10 @@ export async function createTestEnv(name: string): Promise<TestEnv> {
     ADMIN_TOKEN,
     QUEUE_REFILL_CRON: 'off',
     QUEUE_RELOAD_CRON: 'off',
+    // The queue tests pin list lengths of the plain model (one step per refill, no background
+    // refill); the tests of refill-ahead and the adaptive size turn these on (env.config(overrides)).
+    QUEUE_REFILL_AHEAD: 'false',
+    QUEUE_REFILL_MAX_SIZE: '1',
     LOG_LEVEL: 'error',
     PORT: '0',
   };

@@ -81,6 +81,8 @@ describe('admin dashboard in headless Chromium', () => {
       () => (globalThis as unknown as PageGlobal).document.querySelector('#shards tr[data-shard="7"] td:nth-child(2)')?.textContent === '300',
     );
     expect(await page.textContent('#apps tr[data-app-id="42"] td:nth-child(5)')).toBe(String(64 * 300));
+    // This instance's refill size of the shard (the step: no refill has grown it).
+    expect(await page.textContent('#shards tr[data-shard="7"] td:nth-child(5)')).toBe('300');
     expect(await page.textContent('#message')).toBe('');
     mkdirSync('test-output', { recursive: true });
     await page.screenshot({ path: 'test-output/dashboard.png', fullPage: true });

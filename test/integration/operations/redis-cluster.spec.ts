@@ -1,6 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Cluster } from 'ioredis';
+import { shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
+import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
 import { OwnRedisCluster } from '../../support/redis-server';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 
@@ -90,5 +93,34 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
     const again = await request(app, 'POST', '/admin/apps', { body: { appId: 5, appName: 'cluster', step: 2000 } });
     expect(again.status).toBe(201);
     expect(again.json()).toMatchObject({ resumedShards: 64 });
+  });
+
+  it('refills ahead through the Cluster: the pop-with-length script routed by its key, no ID twice', async () => {
+    const ahead = await startApp(
+      env.config({ REDIS_CLUSTER_NODES: cluster.nodes, QUEUE_REFILL_AHEAD: 'true', QUEUE_REFILL_MAX_SIZE: '100000' }),
+    );
+    try {
+      expect((await request(ahead, 'POST', '/admin/apps', { body: { appId: 6, appName: 'ahead', step: 100 } })).status).toBe(201);
+      const counts = { demand: 0, ahead: 0 };
+      ahead.get(RefillMonitor).subscribe((trigger, outcome) => {
+        if (outcome === 'refilled' && (trigger === 'demand' || trigger === 'ahead')) {
+          counts[trigger]++;
+        }
+      });
+      const refill = ahead.get(QueueRefillService);
+      const seen = new Set<string>();
+      for (let i = 0; i < 2000; i++) {
+        const res = await request(ahead, 'GET', `/api/id/6?gatePass=user-${i % 8}`, { token: null });
+        expect(res.status).toBe(200);
+        seen.add(res.body);
+        await refill.settled();
+      }
+      expect(seen.size).toBe(2000);
+      expect(counts.ahead).toBeGreaterThan(0);
+      // One demand refill per shard used (its empty list), none after.
+      expect(counts.demand).toBe(new Set(Array.from({ length: 8 }, (_, i) => shardOf(`user-${i}`))).size);
+    } finally {
+      await ahead.close();
+    }
   });
 });
