@@ -31,5 +31,15 @@ module.exports = {
       transform: { '^.+\\.ts$': tsJest },
       setupFiles: ['reflect-metadata'],
     },
+    {
+      // The container image: builds it (scripts/container/build.sh, root + podman), inspects it,
+      // and runs it against the real servers when this machine can run containers.
+      displayName: 'container',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/container'],
+      testMatch: ['**/*.spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      setupFiles: ['reflect-metadata'],
+    },
   ],
 };

@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { ConfigError } from './config/config.error';
+import { loadConfig } from './config/load-config';
+import { runMigrationsLocked } from './infra/database/migrate';
+import { typeormOptions } from './infra/database/typeorm-options';
+
+/**
+ * Applies pending migrations and exits, for deployments that start the service with
+ * DB_MIGRATIONS_RUN=false (a migration job before a rollout). Same configuration as the service,
+ * same named lock as its start; prints one line per migration applied (TypeORM logs only errors).
+ * Run it as `node dist/src/migrate-main.js` (in the image: `podman run --rm IMAGE dist/src/migrate-main.js`).
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const { database } = config;
+  const dataSource = new DataSource(typeormOptions(database));
+  await dataSource.initialize();
+  try {
+    const applied = await runMigrationsLocked(dataSource);
+    const target = `${database.host}:${database.port}/${database.database}`;
+    if (applied.length === 0) {
+      console.log(`${target}: no pending migrations`);
+    }
+    for (const name of applied) {
+      console.log(`${target}: applied ${name}`);
+    }
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('migrations failed:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});
