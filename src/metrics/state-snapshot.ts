@@ -1,5 +1,4 @@
-import { unallocated } from '../queue-id/core/refill-policy';
-import { maxIndexFor } from '../queue-id/core/queue-id-layout';
+import { shardCapacity } from '../queue-id/core/shard-capacity';
 import { QueueKeys } from '../queue-id/core/queue-keys';
 import { AppRegistry } from '../queue-id/core/app-registry';
 import { IdAllocRepository } from '../queue-id/id-alloc.repository';
@@ -26,6 +25,15 @@ export interface SnowflakeState {
   serving: boolean;
 }
 
+export interface ShardState {
+  app: number;
+  shard: number;
+  maxId: bigint;
+  maxLimitId: bigint;
+  queueLength: number;
+  remaining: bigint;
+}
+
 /** Everything the state gauges show, read in one go. */
 export interface StateSnapshot {
   /** Lists of the registry's shards whose LLEN succeeded. */
@@ -34,6 +42,8 @@ export interface StateSnapshot {
   refillSizes: Array<{ app: number; shard: number; size: number }>;
   /** IDs each app of id_alloc can still hand out (queued + not yet allocated). */
   remaining: Array<{ app: number; left: bigint }>;
+  /** Each id_alloc row whose LLEN succeeded: its max_id, list length and remaining capacity. */
+  shards: ShardState[];
   segment: SegmentBufferView[];
   snowflake: SnowflakeState;
 }
@@ -69,14 +79,20 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
     }
   });
   const perApp = new Map<number, bigint>();
+  const shards: ShardState[] = [];
   rows.forEach((r, i) => {
-    const left = BigInt(lengths[rowIndex[i]][1]) + unallocated(r.maxId, maxIndexFor(r.appId, r.shardId, r.maxLimitId));
+    const [err, length] = lengths[rowIndex[i]];
+    const left = shardCapacity(r, length).remaining;
     perApp.set(r.appId, (perApp.get(r.appId) ?? 0n) + left);
+    if (!err) {
+      shards.push({ app: r.appId, shard: r.shardId, maxId: r.maxId, maxLimitId: r.maxLimitId, queueLength: length, remaining: left });
+    }
   });
   return {
     queueLengths,
     refillSizes: targets.map((t) => ({ app: t.app, shard: t.shard, size: src.refillSize(t.app, t.shard, t.step) })),
     remaining: [...perApp].map(([app, left]) => ({ app, left })),
+    shards,
     segment: src.segment()?.views() ?? [],
     snowflake: src.snowflake(),
   };
