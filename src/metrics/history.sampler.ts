@@ -102,12 +102,13 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
     let queueDepth: Record<string, number> | null = null;
     try {
       const state = await this.metrics.stateSnapshot();
-      const at = Date.now();
-      queueDepth = {};
-      for (const s of state.shards) {
-        queueDepth[s.app] = (queueDepth[s.app] ?? 0) + s.queueLength;
+      if (state.backends.mysql) {
+        queueDepth = {};
+        for (const s of state.shards) {
+          queueDepth[s.app] = (queueDepth[s.app] ?? 0) + s.queueLength;
+        }
+        this.forecast.observe(state.shards, state.at);
       }
-      this.forecast.observe(state.shards, at);
       this.lastFailure = '';
     } catch (err) {
       const message = (err as Error).message;

@@ -70,6 +70,7 @@ export class CapacityForecast {
   private readonly series = new Map<number, Series>();
   private readonly windowMs: number;
   private readonly spacingMs: number;
+  private lastAt = -Infinity;
 
   constructor(options: CapacityForecastOptions) {
     const slots = options.slots ?? 12;
@@ -81,16 +82,15 @@ export class CapacityForecast {
   }
 
   /**
-   * One observation of every shard at time `at` (ms). Shards missing from it are forgotten (the
-   * app was deleted, or its LLEN failed this time: it restarts its history). A shard whose
-   * max_limit_id changed, or whose max_id went back (re-created by hand), restarts too: the
-   * window would mix two different spaces.
+   * One observation of the shards at time `at` (ms). A shard missing from it (its LLEN failed, or
+   * the app was deleted) has no forecast until it is observed again, and its history is dropped
+   * once a whole window passed without it. A shard whose max_limit_id changed, or whose max_id
+   * went back (re-created by hand), restarts: the window would mix two different spaces.
    */
   observe(shards: readonly ShardObservation[], at: number): void {
-    const seen = new Set<number>();
+    this.lastAt = at;
     for (const o of shards) {
       const key = o.app * 256 + o.shard;
-      seen.add(key);
       const point = { at, maxId: o.maxId, queueLength: o.queueLength };
       let s = this.series.get(key);
       if (s && (s.maxLimitId !== o.maxLimitId || o.maxId < s.latest.maxId || at < s.latest.at)) {
@@ -109,17 +109,20 @@ export class CapacityForecast {
         s.anchors.shift();
       }
     }
-    for (const key of [...this.series.keys()]) {
-      if (!seen.has(key)) {
+    for (const [key, s] of this.series) {
+      if (s.latest.at < at - this.windowMs) {
         this.series.delete(key);
       }
     }
   }
 
-  /** Shards with at least windowMs / slots of history, in (app, shard) order. */
+  /** Shards of the last observation with at least windowMs / slots of history, in (app, shard) order. */
   shards(): ShardForecast[] {
     const out: ShardForecast[] = [];
     for (const [key, s] of this.series) {
+      if (s.latest.at !== this.lastAt) {
+        continue;
+      }
       const base = s.anchors[0];
       const spanMs = s.latest.at - base.at;
       if (spanMs < this.spacingMs || spanMs <= 0) {

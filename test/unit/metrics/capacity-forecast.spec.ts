@@ -80,12 +80,32 @@ describe('CapacityForecast', () => {
     expect(f.shards()).toEqual([]);
   });
 
-  it('forgets shards no longer observed and ignores a list drained without pops (max_id back)', () => {
+  it("shows only shards of the last observation, keeps a missed shard's history for a window, then forgets it", () => {
     const f = new CapacityForecast({ windowMs: 10 * MIN, slots: 1 });
     f.observe([shard(1, 0, 100n, 0), shard(1, 1, 100n, 0)], now);
     now += 10 * MIN;
-    f.observe([shard(1, 0, 700n, 0)], now);
+    f.observe([shard(1, 0, 700n, 0), shard(1, 1, 100n, 0)], now);
+    // Shard 1's LLEN failed once: no forecast for it now, its history stays.
+    now += MIN;
+    f.observe([shard(1, 0, 760n, 0)], now);
     expect(f.shards().map((s) => s.shard)).toEqual([0]);
+    now += MIN;
+    f.observe([shard(1, 0, 820n, 0), shard(1, 1, 220n, 0)], now);
+    expect(f.shards().map((s) => s.shard)).toEqual([0, 1]);
+    expect(f.shards()[1].idsPerSecond).toBeCloseTo(120 / 720);
+    // Gone for a whole window (deleted): forgotten.
+    now += 11 * MIN;
+    f.observe([shard(1, 0, 880n, 0)], now);
+    const series = (f as unknown as { series: Map<number, unknown> }).series;
+    expect(series.has(256 + 1)).toBe(false);
+  });
+
+  it('restarts a shard whose max_id went back', () => {
+    const f = new CapacityForecast({ windowMs: 10 * MIN, slots: 1 });
+    f.observe([shard(1, 0, 100n, 0)], now);
+    now += 10 * MIN;
+    f.observe([shard(1, 0, 700n, 0)], now);
+    expect(f.shards()).toHaveLength(1);
     now += MIN;
     f.observe([shard(1, 0, 50n, 0)], now);
     expect(f.shards()).toEqual([]);
