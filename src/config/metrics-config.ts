@@ -30,9 +30,6 @@ export function readMetricsConfig(env: Env): MetricsConfig {
     throw new ConfigError('METRICS_HISTORY_INTERVAL_MS', 'must be 0 (off) or at least 100');
   }
   const forecastWindowMs = readInt(env, 'CAPACITY_FORECAST_WINDOW_MS', 3_600_000, 1000, 7 * 86_400_000);
-  if (forecastWindowMs < 2 * historyIntervalMs) {
-    throw new ConfigError('CAPACITY_FORECAST_WINDOW_MS', 'must be at least twice METRICS_HISTORY_INTERVAL_MS');
-  }
   return {
     stateTtlMs: readInt(env, 'METRICS_STATE_TTL_MS', 5000, 0, 3_600_000),
     token,

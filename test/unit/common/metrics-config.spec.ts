@@ -17,11 +17,6 @@ describe('loadConfig: metrics section', () => {
     ).toEqual({ stateTtlMs: 0, token: 'scrape-secret', historyIntervalMs: 0, forecastWindowMs: 60_000 });
   });
 
-  it('refuses a forecast window shorter than two history intervals', () => {
-    expect(() => loadConfig({ METRICS_HISTORY_INTERVAL_MS: '5000', CAPACITY_FORECAST_WINDOW_MS: '9999' })).toThrow(
-      /CAPACITY_FORECAST_WINDOW_MS/,
-    );
-  });
 
   it.each([
     ['METRICS_STATE_TTL_MS', '-1'],
