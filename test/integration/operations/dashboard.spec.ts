@@ -150,51 +150,70 @@ describe('admin dashboard in headless Chromium', () => {
     });
     await page.click('#reload');
     await page.waitForSelector('#apps tr[data-app-id="7"]');
-    // Traffic over some history points: a ramp of queue IDs on both apps, segment and snowflake
-    // IDs, and some bad requests (4xx). The charts must then show all of it.
+    // Traffic over some history points, and on until the screenshot: a varying load of queue IDs
+    // on both apps, segment and snowflake IDs, and some bad requests (4xx). The charts must show it.
     let served = 0;
+    let rounds = 0;
+    let stopped = false;
+    const statuses: number[] = [];
     const get = async (path: string) => {
       const res = await fetch(`${base}${path}`);
       await res.text();
+      statuses.push(res.status);
       if (res.status === 200) {
         served++;
       }
-      return res.status;
     };
-    for (let round = 0; round < 40; round++) {
-      const burst = 2 + (round % 10);
-      const calls: Array<Promise<number>> = [];
-      for (let i = 0; i < burst; i++) {
-        calls.push(get(`/api/id/7?gatePass=user${(round * 7 + i) % 50}&count=20`));
-        calls.push(get(`/api/id/42?gatePass=user${i}&count=5`));
-        calls.push(get(`/api/segment/get/invoices?count=10`));
-        calls.push(get(`/api/snowflake/get/order?count=${round + 1}`));
+    let trafficError: unknown = null;
+    const traffic = (async () => {
+      for (let round = 0; !stopped; round++) {
+        const burst = 2 + (round % 10);
+        const calls: Array<Promise<void>> = [];
+        for (let i = 0; i < burst; i++) {
+          calls.push(get(`/api/id/7?gatePass=user${(round * 7 + i) % 50}&count=20`));
+          calls.push(get(`/api/id/42?gatePass=user${i}&count=5`));
+          calls.push(get(`/api/segment/get/invoices?count=10`));
+          calls.push(get(`/api/snowflake/get/order?count=${(round % 40) + 1}`));
+        }
+        calls.push(get('/api/id/99?gatePass=nobody'));
+        await Promise.all(calls);
+        rounds = round + 1;
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      calls.push(get('/api/id/99?gatePass=nobody'));
-      expect((await Promise.all(calls)).filter((status) => status >= 500)).toEqual([]);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    })().catch((err: unknown) => {
+      trafficError = err;
+    });
+    try {
+      while (rounds < 40 && trafficError === null) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(trafficError).toBeNull();
+      for (const generator of ['queue', 'segment', 'snowflake']) {
+        const drawn = await waitForData(page, 'chart-ids', generator);
+        // Drawn above the baseline somewhere: real values, not a flat line at 0.
+        expect(drawn.minY).toBeLessThan(drawn.maxY);
+      }
+      expect((await waitForData(page, 'chart-depth', 'app 7')).max).toBeGreaterThan(0);
+      expect((await waitForData(page, 'chart-refills', 'refills', 1)).max).toBeGreaterThan(0);
+      expect((await waitForData(page, 'chart-errors', '4xx', 1)).max).toBeGreaterThan(0);
+      // The forecast column: app 7 runs out at the measured rate; app 42 has no limit but the
+      // 49-bit index range.
+      await page.waitForFunction(
+        () => /^\d+ (s|min|h|days|years)$/.test((globalThis as unknown as PageGlobal).document.querySelector('#apps tr[data-app-id="7"] td.runs-out')?.textContent ?? ''),
+        undefined,
+        { polling: 100 },
+      );
+      expect(await page.textContent('#apps tr[data-app-id="42"] td.runs-out')).toMatch(/years|never at this rate/);
+      expect(await page.textContent('#message')).toBe('');
+      mkdirSync('test-output', { recursive: true });
+      await page.screenshot({ path: 'test-output/dashboard.png' });
+    } finally {
+      stopped = true;
+      await traffic;
     }
+    expect(trafficError).toBeNull();
     expect(served).toBeGreaterThan(400);
-
-    for (const generator of ['queue', 'segment', 'snowflake']) {
-      const drawn = await waitForData(page, 'chart-ids', generator);
-      // Drawn above the baseline somewhere: real values, not a flat line at 0.
-      expect(drawn.minY).toBeLessThan(drawn.maxY);
-    }
-    expect((await waitForData(page, 'chart-depth', 'app 7')).max).toBeGreaterThan(0);
-    expect((await waitForData(page, 'chart-refills', 'refills', 1)).max).toBeGreaterThan(0);
-    expect((await waitForData(page, 'chart-errors', '4xx', 1)).max).toBeGreaterThan(0);
-    // The forecast column: app 7 runs out at the measured rate; app 42 has no limit but the
-    // 49-bit index range.
-    await page.waitForFunction(
-      () => /^\d+ (s|min|h|days|years)$/.test((globalThis as unknown as PageGlobal).document.querySelector('#apps tr[data-app-id="7"] td.runs-out')?.textContent ?? ''),
-      undefined,
-      { polling: 100 },
-    );
-    expect(await page.textContent('#apps tr[data-app-id="42"] td.runs-out')).toMatch(/years|never at this rate/);
-    expect(await page.textContent('#message')).toBe('');
-    mkdirSync('test-output', { recursive: true });
-    await page.screenshot({ path: 'test-output/dashboard.png' });
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
   });
 
   it('refuses a wrong token and returns to the login form', async () => {
