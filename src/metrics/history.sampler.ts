@@ -82,9 +82,11 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
   /** One sample now (the timer's job; exported for tests). Resolves when it is recorded. */
   tick(): Promise<void> {
     if (!this.running) {
-      this.running = this.sample().finally(() => {
-        this.running = null;
-      });
+      this.running = this.sample()
+        .catch((err: unknown) => this.logger.warn(`history sample failed: ${(err as Error).message}`))
+        .finally(() => {
+          this.running = null;
+        });
     }
     return this.running;
   }
