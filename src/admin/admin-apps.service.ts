@@ -6,8 +6,8 @@ import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from '../queue-id/core/queue-keys';
 import { RefillAhead } from '../queue-id/core/refill-ahead';
-import { SHARD_COUNT, maxIndexFor } from '../queue-id/core/queue-id-layout';
-import { unallocated } from '../queue-id/core/refill-policy';
+import { SHARD_COUNT } from '../queue-id/core/queue-id-layout';
+import { shardCapacity } from '../queue-id/core/shard-capacity';
 import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../queue-id/id-alloc.repository';
 import { QueueConfigService } from '../queue-id/queue-config.service';
 import { QueueRefillService, RefillStatus } from '../queue-id/queue-refill.service';
@@ -206,8 +206,7 @@ export class AdminAppsService {
     let exhaustedShards = 0;
     const shards = rows.map((r, i): ShardView => {
       const queueLength = Number(lengths[i]?.[1] ?? 0);
-      const free = unallocated(r.maxId, maxIndexFor(r.appId, r.shardId, r.maxLimitId));
-      const left = BigInt(queueLength) + free;
+      const { unallocated: free, remaining: left } = shardCapacity(r, queueLength);
       queued += queueLength;
       remaining += left;
       if (left === 0n) {

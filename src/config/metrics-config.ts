@@ -10,6 +10,14 @@ export interface MetricsConfig {
   stateTtlMs: number;
   /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`; unset = open. */
   token: string | undefined;
+  /**
+   * METRICS_HISTORY_INTERVAL_MS: how often a timer samples the counters and the state for the
+   * dashboard's 15-minute charts and the capacity forecast (never on the request path). 0 = off:
+   * no charts, no forecast.
+   */
+  historyIntervalMs: number;
+  /** CAPACITY_FORECAST_WINDOW_MS: the consumption rate behind the forecast is measured over this. */
+  forecastWindowMs: number;
 }
 
 export function readMetricsConfig(env: Env): MetricsConfig {
@@ -17,8 +25,15 @@ export function readMetricsConfig(env: Env): MetricsConfig {
   if (token !== undefined && (token.length < 8 || /\s/.test(token))) {
     throw new ConfigError('METRICS_TOKEN', 'must be at least 8 characters without spaces (or unset to leave /metrics open)');
   }
+  const historyIntervalMs = readInt(env, 'METRICS_HISTORY_INTERVAL_MS', 10_000, 0, 60_000);
+  if (historyIntervalMs > 0 && historyIntervalMs < 100) {
+    throw new ConfigError('METRICS_HISTORY_INTERVAL_MS', 'must be 0 (off) or at least 100');
+  }
+  const forecastWindowMs = readInt(env, 'CAPACITY_FORECAST_WINDOW_MS', 3_600_000, 1000, 7 * 86_400_000);
   return {
     stateTtlMs: readInt(env, 'METRICS_STATE_TTL_MS', 5000, 0, 3_600_000),
     token,
+    historyIntervalMs,
+    forecastWindowMs,
   };
 }

@@ -1,6 +1,9 @@
+import { DASHBOARD_CHARTS_JS } from './dashboard-charts';
+
 /**
  * The dashboard page, embedded as a string so `nest build` ships it with the compiled code.
- * Plain HTML + JS over the admin JSON API; every value is inserted with textContent.
+ * Plain HTML + JS over the admin JSON API; every value is inserted with textContent. The charts
+ * (dashboard-charts.ts, inline SVG) poll GET /admin/dashboard/history, which serves memory only.
  */
 export const DASHBOARD_HTML = `<!doctype html>
 <html lang="en">
@@ -15,6 +18,10 @@ export const DASHBOARD_HTML = `<!doctype html>
   th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
   form { margin: .4rem 0; } input { width: 9rem; } .error { color: #b00; } .hidden { display: none; }
   button { margin-right: .3rem; }
+  .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(440px, 1fr)); gap: .6rem 1.2rem; max-width: 1400px; }
+  .chart h3 { font-size: .95rem; margin: .2rem 0; } .chart svg { width: 100%; height: auto; display: block; }
+  .chart-note { color: #666; font-size: .85rem; } .legend-item { margin-right: .9rem; font-size: .85rem; white-space: nowrap; }
+  .legend-item i { display: inline-block; width: .8rem; height: .8rem; margin-right: .25rem; vertical-align: -1px; }
 </style>
 </head>
 <body>
@@ -26,8 +33,15 @@ export const DASHBOARD_HTML = `<!doctype html>
 <p id="message" class="error" role="alert"></p>
 <main id="main" class="hidden">
   <button id="reload" type="button">Reload</button> <button id="logout" type="button">Log out</button>
+  <h2>Last 15 minutes <span class="chart-note" id="history-note"></span></h2>
+  <div class="charts">
+    <div class="chart"><h3>IDs per second, by generator (this instance)</h3><svg id="chart-ids" role="img" aria-label="IDs per second"></svg><div id="chart-ids-legend"></div></div>
+    <div class="chart"><h3>Queue depth per app (Redis, all shards)</h3><svg id="chart-depth" role="img" aria-label="queue depth"></svg><div id="chart-depth-legend"></div></div>
+    <div class="chart"><h3>Refills per minute (this instance)</h3><svg id="chart-refills" role="img" aria-label="refills per minute"></svg><div id="chart-refills-legend"></div></div>
+    <div class="chart"><h3>Error replies per minute (this instance)</h3><svg id="chart-errors" role="img" aria-label="errors per minute"></svg><div id="chart-errors-legend"></div></div>
+  </div>
   <h2>Queue-ID apps</h2>
-  <table id="apps"><thead><tr><th>appId</th><th>name</th><th>step</th><th>maxLimitId</th><th>queued</th><th>capacity left</th><th></th></tr></thead><tbody></tbody></table>
+  <table id="apps"><thead><tr><th>appId</th><th>name</th><th>step</th><th>maxLimitId</th><th>queued</th><th>capacity left</th><th title="At the rate its IDs were consumed (all instances) over CAPACITY_FORECAST_WINDOW_MS: when the app's first shard has no IDs left under maxLimitId">runs out in</th><th></th></tr></thead><tbody></tbody></table>
   <form id="create">
     <b>Create app</b>
     <input name="appId" placeholder="appId 0..255" required>
@@ -49,10 +63,13 @@ export const DASHBOARD_HTML = `<!doctype html>
   <table id="snowflake"><tbody></tbody></table>
 </main>
 <script>
+${DASHBOARD_CHARTS_JS}
 (function () {
   'use strict';
   var KEY = 'shardleaf.adminToken';
   var selectedApp = null;
+  var forecast = {};
+  var liveTimer = null;
   function $(id) { return document.getElementById(id); }
   function say(text) { $('message').textContent = text || ''; }
   function api(method, path, body) {
@@ -80,13 +97,59 @@ export const DASHBOARD_HTML = `<!doctype html>
       fill('apps', data.apps, function (tr, app) {
         tr.dataset.appId = app.appId;
         [app.appId, app.appName, app.step, app.maxLimitId, app.queueLength, app.remainingCapacity].forEach(function (v) { cell(tr, v); });
+        cell(tr, '').className = 'runs-out';
         var open = document.createElement('button');
         open.type = 'button'; open.textContent = 'Shards';
         open.addEventListener('click', function () { selectedApp = app.appId; loadApp().catch(fail); });
         cell(tr, '').appendChild(open);
       });
+      showForecast();
     });
   }
+  function showForecast() {
+    Array.prototype.forEach.call(document.querySelectorAll('#apps tbody tr'), function (tr) {
+      var f = forecast[tr.dataset.appId];
+      var td = tr.querySelector('td.runs-out');
+      td.textContent = Charts.runsOut(f);
+      td.title = f ? Charts.fmt(f.idsPerSecond) + ' IDs/s over the last ' + Math.round(f.windowMs / 60000) + ' min; shard ' + f.firstShard + ' runs out first' : '';
+    });
+  }
+  function series(points, pick) {
+    var names = {};
+    points.forEach(function (p) { Object.keys(pick(p) || {}).forEach(function (n) { names[n] = true; }); });
+    return Object.keys(names).sort().map(function (n) {
+      return { name: n, points: points.filter(function (p) { return pick(p) && pick(p)[n] !== undefined; }).map(function (p) { return [p.at, pick(p)[n]]; }) };
+    });
+  }
+  function loadHistory() {
+    return api('GET', '/admin/dashboard/history').then(function (h) {
+      var pts = h.points;
+      $('history-note').textContent = h.intervalMs > 0 ? '(one point every ' + h.intervalMs / 1000 + ' s, kept in memory)' : '(history off: METRICS_HISTORY_INTERVAL_MS=0)';
+      Charts.draw('chart-ids', series(pts, function (p) { return p.idsPerSecond; }), h.spanMs, h.intervalMs || 1000);
+      Charts.draw('chart-depth', series(pts, function (p) { return p.queueDepth; }).map(function (s) { s.name = 'app ' + s.name; return s; }), h.spanMs, h.intervalMs || 1000);
+      Charts.draw('chart-refills', series(pts, function (p) { return { refills: p.refillsPerMinute, failed: p.refillFailuresPerMinute }; }), h.spanMs, h.intervalMs || 1000);
+      Charts.draw('chart-errors', series(pts, function (p) { return { '5xx': p.serverErrorsPerMinute, '4xx': p.clientErrorsPerMinute }; }), h.spanMs, h.intervalMs || 1000);
+      forecast = {};
+      h.forecast.forEach(function (f) { f.windowMs = h.forecastWindowMs; forecast[f.appId] = f; });
+      showForecast();
+      return h.intervalMs;
+    });
+  }
+  function live() {
+    stopLive();
+    loadHistory().then(function (intervalMs) {
+      if (!sessionStorage.getItem(KEY)) { return; }
+      var every = Math.min(Math.max(intervalMs || 5000, 1000), 10000);
+      var polls = 0;
+      liveTimer = setInterval(function () {
+        // Charts each interval; the apps table (a MySQL + Redis read) about every 5 s.
+        polls++;
+        var tables = polls % Math.max(1, Math.round(5000 / every)) === 0 ? loadApps() : null;
+        Promise.all([loadHistory(), tables]).catch(fail);
+      }, every);
+    }).catch(fail);
+  }
+  function stopLive() { if (liveTimer !== null) { clearInterval(liveTimer); liveTimer = null; } }
   function loadApp() {
     if (selectedApp === null) { return Promise.resolve(); }
     return api('GET', '/admin/apps/' + selectedApp).then(function (app) {
@@ -124,9 +187,9 @@ export const DASHBOARD_HTML = `<!doctype html>
     var on = !!sessionStorage.getItem(KEY);
     $('login').classList.toggle('hidden', on);
     $('main').classList.toggle('hidden', !on);
-    if (on) { loadAll(); }
+    if (on) { loadAll(); live(); } else { stopLive(); }
   }
-  function logout() { sessionStorage.removeItem(KEY); selectedApp = null; show(); }
+  function logout() { sessionStorage.removeItem(KEY); selectedApp = null; stopLive(); show(); }
   $('login').addEventListener('submit', function (e) {
     e.preventDefault();
     sessionStorage.setItem(KEY, $('token').value.trim());

@@ -2,15 +2,17 @@ import { Module } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
 import { QueueIdModule } from '../queue-id/queue-id.module';
 import { SnowflakeModule } from '../snowflake/snowflake.module';
+import { HistorySampler } from './history.sampler';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { MetricsStateReader } from './metrics-state.reader';
 import { MetricsTokenGuard } from './metrics-token.guard';
 
-/** Prometheus metrics at GET /metrics (prom-client). */
+/** Prometheus metrics at GET /metrics (prom-client), and the in-memory history behind the dashboard's charts. */
 @Module({
   imports: [QueueIdModule, SnowflakeModule, HealthModule],
   controllers: [MetricsController],
-  providers: [MetricsService, MetricsStateReader, MetricsTokenGuard],
+  providers: [MetricsService, MetricsStateReader, MetricsTokenGuard, HistorySampler],
+  exports: [HistorySampler],
 })
 export class MetricsModule {}

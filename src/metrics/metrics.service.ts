@@ -6,8 +6,9 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { RefillMonitor } from '../queue-id/refill-monitor';
 import { SnowflakeClockWaits } from '../snowflake/clock-waits';
+import { CounterTotals } from './core/activity-history';
 import { TtlSnapshot } from './core/ttl-snapshot';
-import { installHttpMetrics } from './http-metrics.hook';
+import { HttpCounters, installHttpMetrics } from './http-metrics.hook';
 import { MetricsStateReader } from './metrics-state.reader';
 import { registerStateMetrics } from './state-metrics';
 import { StateSnapshot } from './state-snapshot';
@@ -23,6 +24,8 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   readonly register = new Registry();
   private unsubscribe: (() => void) | null = null;
   private readonly state: TtlSnapshot<StateSnapshot>;
+  private http: HttpCounters | null = null;
+  private refills: Counter<'trigger' | 'outcome'> | null = null;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -37,7 +40,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     const register = this.register;
     collectDefaultMetrics({ register, prefix: 'shardleaf_' });
-    installHttpMetrics(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), {
+    this.http = {
       requests: new Counter({
         name: 'shardleaf_http_requests_total',
         help: 'HTTP replies by method, route pattern and status',
@@ -56,13 +59,15 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
         labelNames: ['generator'],
         registers: [register],
       }),
-    });
+    };
+    installHttpMetrics(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), this.http);
     const refills = new Counter({
       name: 'shardleaf_queue_refills_total',
       help: 'Segment allocations from id_alloc, by trigger (sweep/admin, ahead = background refill after a pop, demand = a request waited) and outcome',
       labelNames: ['trigger', 'outcome'],
       registers: [register],
     });
+    this.refills = refills;
     const refillSeconds = new Histogram({
       name: 'shardleaf_queue_refill_duration_seconds',
       help: 'Time of a segment allocation from id_alloc (the MySQL transaction)',
@@ -99,6 +104,37 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+  }
+
+  /** The state behind the gauges, shared with scrapes (at most one read per METRICS_STATE_TTL_MS). */
+  stateSnapshot(): Promise<StateSnapshot> {
+    return this.state.get();
+  }
+
+  /** This instance's counter totals, read from memory (for the dashboard's history). */
+  async totals(): Promise<CounterTotals> {
+    const out: CounterTotals = { ids: { queue: 0, segment: 0, snowflake: 0 }, refills: 0, refillFailures: 0, serverErrors: 0, clientErrors: 0 };
+    if (!this.http || !this.refills) {
+      return out;
+    }
+    for (const v of (await this.http.idsIssued.get()).values) {
+      out.ids[String(v.labels.generator)] = v.value;
+    }
+    for (const v of (await this.refills.get()).values) {
+      out.refills += v.value;
+      if (v.labels.outcome === 'failed') {
+        out.refillFailures += v.value;
+      }
+    }
+    for (const v of (await this.http.requests.get()).values) {
+      const status = Number(v.labels.status);
+      if (status >= 500) {
+        out.serverErrors += v.value;
+      } else if (status >= 400) {
+        out.clientErrors += v.value;
+      }
+    }
+    return out;
   }
 
   async scrape(): Promise<{ contentType: string; body: string }> {

@@ -10,6 +10,18 @@ import { StateSnapshot } from './state-snapshot';
  */
 export function registerStateMetrics(register: Registry, snapshot: () => Promise<StateSnapshot>): void {
   new Gauge({
+    name: 'shardleaf_backend_up',
+    help: '1 when the last read of the state gauges reached the backend (mysql: the SELECT of id_alloc; redis: every LLEN), else 0',
+    labelNames: ['backend'],
+    registers: [register],
+    async collect() {
+      const s = await snapshot();
+      this.reset();
+      this.set({ backend: 'mysql' }, s.backends.mysql ? 1 : 0);
+      this.set({ backend: 'redis' }, s.backends.redis ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'shardleaf_queue_length',
     help: 'Indexes queued in the Redis list of an app shard',
     labelNames: ['app', 'shard'],

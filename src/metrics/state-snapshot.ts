@@ -1,8 +1,7 @@
-import { unallocated } from '../queue-id/core/refill-policy';
-import { maxIndexFor } from '../queue-id/core/queue-id-layout';
+import { shardCapacity } from '../queue-id/core/shard-capacity';
 import { QueueKeys } from '../queue-id/core/queue-keys';
 import { AppRegistry } from '../queue-id/core/app-registry';
-import { IdAllocRepository } from '../queue-id/id-alloc.repository';
+import { IdAllocRepository, IdAllocRow } from '../queue-id/id-alloc.repository';
 import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { RedisClient } from '../infra/redis/redis.tokens';
 import { SegmentBufferView } from '../segment/core/segment-buffer';
@@ -26,27 +25,53 @@ export interface SnowflakeState {
   serving: boolean;
 }
 
+export interface ShardState {
+  app: number;
+  shard: number;
+  maxId: bigint;
+  maxLimitId: bigint;
+  queueLength: number;
+  remaining: bigint;
+}
+
 /** Everything the state gauges show, read in one go. */
 export interface StateSnapshot {
+  /** When the reads finished (ms since the epoch). */
+  at: number;
+  /**
+   * Whether this read reached MySQL (the SELECT of id_alloc) and Redis (every LLEN). A failed
+   * read leaves its gauges empty instead of failing the scrape, so the counters are still
+   * scraped during an outage.
+   */
+  backends: { mysql: boolean; redis: boolean };
   /** Lists of the registry's shards whose LLEN succeeded. */
   queueLengths: Array<{ app: number; shard: number; length: number }>;
   /** This instance's current refill size of each shard of the registry. */
   refillSizes: Array<{ app: number; shard: number; size: number }>;
   /** IDs each app of id_alloc can still hand out (queued + not yet allocated). */
   remaining: Array<{ app: number; left: bigint }>;
+  /** Each id_alloc row whose LLEN succeeded: its max_id, list length and remaining capacity. */
+  shards: ShardState[];
   segment: SegmentBufferView[];
   snowflake: SnowflakeState;
 }
 
 /**
  * One read of the state behind the gauges: one SELECT of id_alloc and one LLEN sweep over the
- * lists of both the registry and id_alloc (each key once). Throws when MySQL or Redis fails.
+ * lists of both the registry and id_alloc (each key once). A failing MySQL or Redis is reported
+ * in `backends` (what it would have given is left out), not thrown.
  */
 export async function readStateSnapshot(src: StateSources): Promise<StateSnapshot> {
   const targets = src.registry
     .all()
     .flatMap((app) => [...app.shards].map(([shard, config]) => ({ app: app.appId, shard, step: config.step })));
-  const rows = await src.repo.findAll();
+  let rows: IdAllocRow[] = [];
+  let mysql = true;
+  try {
+    rows = await src.repo.findAll();
+  } catch {
+    mysql = false;
+  }
   const keys = new Map<string, number>();
   const indexOf = (app: number, shard: number): number => {
     const key = src.keys.list(app, shard);
@@ -59,7 +84,10 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
   };
   const targetIndex = targets.map((t) => indexOf(t.app, t.shard));
   const rowIndex = rows.map((r) => indexOf(r.appId, r.shardId));
-  const lengths = await lengthsOf(src.redis, [...keys.keys()]);
+  const lengths = await lengthsOf(src.redis, [...keys.keys()]).catch((err: unknown): Array<[Error | null, number]> => {
+    const error = err instanceof Error ? err : new Error(String(err));
+    return [...keys.keys()].map(() => [error, 0]);
+  });
 
   const queueLengths: StateSnapshot['queueLengths'] = [];
   targets.forEach((t, i) => {
@@ -69,14 +97,22 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
     }
   });
   const perApp = new Map<number, bigint>();
+  const shards: ShardState[] = [];
   rows.forEach((r, i) => {
-    const left = BigInt(lengths[rowIndex[i]][1]) + unallocated(r.maxId, maxIndexFor(r.appId, r.shardId, r.maxLimitId));
+    const [err, length] = lengths[rowIndex[i]];
+    const left = shardCapacity(r, length).remaining;
     perApp.set(r.appId, (perApp.get(r.appId) ?? 0n) + left);
+    if (!err) {
+      shards.push({ app: r.appId, shard: r.shardId, maxId: r.maxId, maxLimitId: r.maxLimitId, queueLength: length, remaining: left });
+    }
   });
   return {
+    at: Date.now(),
+    backends: { mysql, redis: lengths.every(([err]) => !err) },
     queueLengths,
     refillSizes: targets.map((t) => ({ app: t.app, shard: t.shard, size: src.refillSize(t.app, t.shard, t.step) })),
     remaining: [...perApp].map(([app, left]) => ({ app, left })),
+    shards,
     segment: src.segment()?.views() ?? [],
     snowflake: src.snowflake(),
   };

@@ -49,6 +49,7 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
   'GET /admin/segment/cache': [...ADMIN, ErrorKind.SegmentDisabled],
   'GET /admin/segment/db': [...ADMIN, ErrorKind.SegmentDisabled],
   'GET /admin/snowflake': ADMIN,
+  'GET /admin/dashboard/history': [ErrorKind.Unauthorized, ErrorKind.AdminDisabled],
   'GET /health/live': [],
   'GET /health/ready': [],
   // UNAUTHORIZED only when METRICS_TOKEN is set.

@@ -67,6 +67,9 @@ export async function createTestEnv(name: string): Promise<TestEnv> {
     ADMIN_TOKEN,
     QUEUE_REFILL_CRON: 'off',
     QUEUE_RELOAD_CRON: 'off',
+    // The dashboard's history timer reads the state too (sharing the /metrics cache): off, like the
+    // crons; the suites of the history and the dashboard turn it on or tick it by hand.
+    METRICS_HISTORY_INTERVAL_MS: '0',
     // The queue tests pin list lengths of the plain model (one step per refill, no background
     // refill); the tests of refill-ahead and the adaptive size turn these on (env.config(overrides)).
     QUEUE_REFILL_AHEAD: 'false',

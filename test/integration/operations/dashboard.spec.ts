@@ -11,8 +11,48 @@ const CHROMIUM = '/usr/bin/chromium';
 interface PageGlobal {
   document: {
     querySelectorAll(selector: string): { length: number };
-    querySelector(selector: string): { textContent: string | null } | null;
+    querySelector(selector: string): { textContent: string | null; getAttribute(name: string): string | null } | null;
   };
+}
+
+/** What a chart's series drew: its data attributes and the polyline's y range (SVG units). */
+interface DrawnSeries {
+  count: number;
+  max: number;
+  minY: number;
+  maxY: number;
+}
+
+/** Reads one drawn series of a chart, in the page; null when not drawn. */
+function drawnSeries(page: Page, chart: string, series: string): Promise<DrawnSeries | null> {
+  return page.evaluate(
+    ([c, n]) => {
+      const doc = (globalThis as unknown as PageGlobal).document;
+      const line = doc.querySelector(`#${c} polyline[data-series="${n}"]`);
+      if (!line) {
+        return null;
+      }
+      const ys = (line.getAttribute('points') ?? '')
+        .split(' ')
+        .filter((p) => p !== '')
+        .map((p) => Number(p.split(',')[1]));
+      return { count: Number(line.getAttribute('data-count')), max: Number(line.getAttribute('data-max')), minY: Math.min(...ys), maxY: Math.max(...ys) };
+    },
+    [chart, series] as const,
+  );
+}
+
+/** Polls until the series drew at least `points` points with a non-zero value. */
+async function waitForData(page: Page, chart: string, series: string, points = 2): Promise<DrawnSeries> {
+  await page.waitForFunction(
+    ([c, n, min]) => {
+      const line = (globalThis as unknown as PageGlobal).document.querySelector(`#${c} polyline[data-series="${n}"]`);
+      return !!line && Number(line.getAttribute('data-count')) >= min && Number(line.getAttribute('data-max')) > 0;
+    },
+    [chart, series, points] as const,
+    { polling: 100 },
+  );
+  return (await drawnSeries(page, chart, series)) as DrawnSeries;
 }
 
 describe('admin dashboard in headless Chromium', () => {
@@ -25,7 +65,15 @@ describe('admin dashboard in headless Chromium', () => {
 
   beforeAll(async () => {
     env = await createTestEnv('dashboard');
-    app = await startApp(env.config());
+    // Charts sample every 250 ms (state read each time); the forecast needs 1/12 of its 60 s window.
+    app = await startApp(
+      env.config({
+        METRICS_HISTORY_INTERVAL_MS: '250',
+        METRICS_STATE_TTL_MS: '0',
+        CAPACITY_FORECAST_WINDOW_MS: '60000',
+        QUEUE_REFILL_AHEAD: 'true',
+      }),
+    );
     await app.listen(0, '127.0.0.1');
     base = await app.getUrl();
     base = base.replace('[::1]', '127.0.0.1');
@@ -34,6 +82,7 @@ describe('admin dashboard in headless Chromium', () => {
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
       headless: true,
+      viewport: { width: 1280, height: 1040 },
       args: [
         '--headless',
         '--no-sandbox',
@@ -84,8 +133,87 @@ describe('admin dashboard in headless Chromium', () => {
     // This instance's refill size of the shard (the step: no refill has grown it).
     expect(await page.textContent('#shards tr[data-shard="7"] td:nth-child(5)')).toBe('300');
     expect(await page.textContent('#message')).toBe('');
-    mkdirSync('test-output', { recursive: true });
-    await page.screenshot({ path: 'test-output/dashboard.png', fullPage: true });
+  });
+
+  it('draws live charts of real traffic and forecasts when an app runs out', async () => {
+    // An app with a limit (about 65,000 IDs per shard) next to the unlimited app 42.
+    const create = await fetch(`${base}/admin/apps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ appId: 7, appName: 'orders', step: 500, maxLimitId: '1073741823' }),
+    });
+    expect(create.status).toBe(201);
+    await fetch(`${base}/admin/segment/tags`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tag: 'invoices', step: 1000 }),
+    });
+    await page.click('#reload');
+    await page.waitForSelector('#apps tr[data-app-id="7"]');
+    // Traffic over some history points, and on until the screenshot: a varying load of queue IDs
+    // on both apps, segment and snowflake IDs, and some bad requests (4xx). The charts must show it.
+    let served = 0;
+    let rounds = 0;
+    let stopped = false;
+    const statuses: number[] = [];
+    const get = async (path: string) => {
+      const res = await fetch(`${base}${path}`);
+      await res.text();
+      statuses.push(res.status);
+      if (res.status === 200) {
+        served++;
+      }
+    };
+    let trafficError: unknown = null;
+    const traffic = (async () => {
+      for (let round = 0; !stopped; round++) {
+        const burst = 2 + (round % 10);
+        const calls: Array<Promise<void>> = [];
+        for (let i = 0; i < burst; i++) {
+          calls.push(get(`/api/id/7?gatePass=user${(round * 7 + i) % 50}&count=20`));
+          calls.push(get(`/api/id/42?gatePass=user${i}&count=5`));
+          calls.push(get(`/api/segment/get/invoices?count=10`));
+          calls.push(get(`/api/snowflake/get/order?count=${(round % 40) + 1}`));
+        }
+        calls.push(get('/api/id/99?gatePass=nobody'));
+        await Promise.all(calls);
+        rounds = round + 1;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })().catch((err: unknown) => {
+      trafficError = err;
+    });
+    try {
+      while (rounds < 40 && trafficError === null) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(trafficError).toBeNull();
+      for (const generator of ['queue', 'segment', 'snowflake']) {
+        const drawn = await waitForData(page, 'chart-ids', generator);
+        // Drawn above the baseline somewhere: real values, not a flat line at 0.
+        expect(drawn.minY).toBeLessThan(drawn.maxY);
+      }
+      expect((await waitForData(page, 'chart-depth', 'app 7')).max).toBeGreaterThan(0);
+      expect((await waitForData(page, 'chart-refills', 'refills', 1)).max).toBeGreaterThan(0);
+      expect((await waitForData(page, 'chart-errors', '4xx', 1)).max).toBeGreaterThan(0);
+      // The forecast column: app 7 runs out at the measured rate; app 42 has no limit but the
+      // 49-bit index range.
+      await page.waitForFunction(
+        () => /^\d+ (s|min|h|days|years)$/.test((globalThis as unknown as PageGlobal).document.querySelector('#apps tr[data-app-id="7"] td.runs-out')?.textContent ?? ''),
+        undefined,
+        { polling: 100 },
+      );
+      expect(await page.textContent('#apps tr[data-app-id="42"] td.runs-out')).toMatch(/years|never at this rate/);
+      expect(await page.textContent('#message')).toBe('');
+      mkdirSync('test-output', { recursive: true });
+      await page.screenshot({ path: 'test-output/dashboard.png' });
+    } finally {
+      stopped = true;
+      await traffic;
+    }
+    expect(trafficError).toBeNull();
+    expect(served).toBeGreaterThan(400);
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
   });
 
   it('refuses a wrong token and returns to the login form', async () => {

@@ -75,6 +75,9 @@ describe('Prometheus /metrics', () => {
       limit += maxIndexFor(3, shard, 1638400000n);
     }
     expect(sample(text, 'shardleaf_queue_remaining_capacity{app="3"}')).toBe(Number(limit) - 6);
+    // The read behind these gauges reached both backends.
+    expect(sample(text, 'shardleaf_backend_up{backend="mysql"}')).toBe(1);
+    expect(sample(text, 'shardleaf_backend_up{backend="redis"}')).toBe(1);
   });
 
   it('reports segment buffers and the snowflake worker', () => {

@@ -1,0 +1,162 @@
+/**
+ * Capacity forecast of queue-ID shards: how long until a shard has no IDs left under
+ * max_limit_id, at the rate its IDs were consumed over the last `windowMs`.
+ *
+ * The rate is measured, not guessed: from two observations of a shard (id_alloc max_id and the
+ * Redis list's length, as every instance sees them), the IDs consumed in between are
+ * `(max_id advance) − (list growth)`: everything allocated that is no longer queued was popped
+ * by some instance (or dropped: a gap). So the rate covers all instances, not this one's traffic.
+ * A segment in flight (committed, not yet pushed) shows as consumed until its push lands: noise
+ * of at most one refill over the window.
+ *
+ * Observations come from a timer (never the request path). Per shard only a few anchors are
+ * kept (one per `windowMs / slots`), so memory is bounded by shards × (slots + 2).
+ *
+ * Framework-free; time is passed in by the caller.
+ */
+export interface ShardObservation {
+  app: number;
+  shard: number;
+  maxId: bigint;
+  maxLimitId: bigint;
+  queueLength: number;
+  /** Queued + unallocated (shardCapacity). */
+  remaining: bigint;
+}
+
+export interface ShardForecast {
+  app: number;
+  shard: number;
+  remaining: bigint;
+  /** IDs consumed per second over the window (all instances). */
+  idsPerSecond: number;
+  /**
+   * Seconds until the shard runs out at that rate: 0 when nothing is left, Infinity when nothing
+   * was consumed over the window (it never runs out at the current rate).
+   */
+  secondsLeft: number;
+}
+
+export interface AppForecast {
+  app: number;
+  remaining: bigint;
+  idsPerSecond: number;
+  /** Seconds until the app's first shard runs out (requests on it then get QUEUE_EXHAUSTED). */
+  secondsLeft: number;
+  /** That shard. */
+  firstShard: number;
+}
+
+interface Anchor {
+  at: number;
+  maxId: bigint;
+  queueLength: number;
+}
+
+interface Series {
+  maxLimitId: bigint;
+  anchors: Anchor[];
+  latest: Anchor & { remaining: bigint };
+}
+
+export interface CapacityForecastOptions {
+  /** How far back the rate looks (CAPACITY_FORECAST_WINDOW_MS). */
+  windowMs: number;
+  /** Anchors per window; also: a forecast needs history of at least windowMs / slots. */
+  slots?: number;
+}
+
+export class CapacityForecast {
+  private readonly series = new Map<number, Series>();
+  private readonly windowMs: number;
+  private readonly spacingMs: number;
+  private lastAt = -Infinity;
+
+  constructor(options: CapacityForecastOptions) {
+    const slots = options.slots ?? 12;
+    if (!(options.windowMs > 0) || !(slots >= 1)) {
+      throw new RangeError('windowMs must be > 0 and slots >= 1');
+    }
+    this.windowMs = options.windowMs;
+    this.spacingMs = options.windowMs / slots;
+  }
+
+  /**
+   * One observation of the shards at time `at` (ms). A shard missing from it (its LLEN failed, or
+   * the app was deleted) has no forecast until it is observed again, and its history is dropped
+   * once a whole window passed without it. A shard whose max_limit_id changed, or whose max_id
+   * went back (re-created by hand), restarts: the window would mix two different spaces.
+   */
+  observe(shards: readonly ShardObservation[], at: number): void {
+    this.lastAt = at;
+    for (const o of shards) {
+      const key = o.app * 256 + o.shard;
+      const point = { at, maxId: o.maxId, queueLength: o.queueLength };
+      let s = this.series.get(key);
+      if (s && (s.maxLimitId !== o.maxLimitId || o.maxId < s.latest.maxId || at < s.latest.at)) {
+        s = undefined;
+      }
+      if (!s) {
+        this.series.set(key, { maxLimitId: o.maxLimitId, anchors: [point], latest: { ...point, remaining: o.remaining } });
+        continue;
+      }
+      s.latest = { ...point, remaining: o.remaining };
+      if (at - s.anchors[s.anchors.length - 1].at >= this.spacingMs) {
+        s.anchors.push(point);
+      }
+      // Keep as base the newest anchor at or before the window's start.
+      while (s.anchors.length > 1 && s.anchors[1].at <= at - this.windowMs) {
+        s.anchors.shift();
+      }
+    }
+    for (const [key, s] of this.series) {
+      if (s.latest.at < at - this.windowMs) {
+        this.series.delete(key);
+      }
+    }
+  }
+
+  /** Shards of the last observation with at least windowMs / slots of history, in (app, shard) order. */
+  shards(): ShardForecast[] {
+    const out: ShardForecast[] = [];
+    for (const [key, s] of this.series) {
+      if (s.latest.at !== this.lastAt) {
+        continue;
+      }
+      const base = s.anchors[0];
+      const spanMs = s.latest.at - base.at;
+      if (spanMs < this.spacingMs || spanMs <= 0) {
+        continue;
+      }
+      let consumed = s.latest.maxId - base.maxId - BigInt(s.latest.queueLength - base.queueLength);
+      if (consumed < 0n) {
+        consumed = 0n;
+      }
+      // Both below 2^53: an index is at most 2^49 - 1 and a list holds fewer entries than that.
+      const idsPerSecond = (Number(consumed) * 1000) / spanMs;
+      const remaining = s.latest.remaining;
+      const secondsLeft = remaining === 0n ? 0 : idsPerSecond > 0 ? Number(remaining) / idsPerSecond : Infinity;
+      out.push({ app: Math.floor(key / 256), shard: key % 256, remaining, idsPerSecond, secondsLeft });
+    }
+    return out.sort((a, b) => a.app - b.app || a.shard - b.shard);
+  }
+
+  /** Per app: the sums, and the shard that runs out first. */
+  apps(): AppForecast[] {
+    const byApp = new Map<number, AppForecast>();
+    for (const f of this.shards()) {
+      const a = byApp.get(f.app);
+      if (!a) {
+        byApp.set(f.app, { app: f.app, remaining: f.remaining, idsPerSecond: f.idsPerSecond, secondsLeft: f.secondsLeft, firstShard: f.shard });
+        continue;
+      }
+      a.remaining += f.remaining;
+      a.idsPerSecond += f.idsPerSecond;
+      if (f.secondsLeft < a.secondsLeft) {
+        a.secondsLeft = f.secondsLeft;
+        a.firstShard = f.shard;
+      }
+    }
+    return [...byApp.values()];
+  }
+}

@@ -1,0 +1,127 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Gauge } from 'prom-client';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ActivityHistory, HISTORY_SPAN_MS, HistoryPoint } from './core/activity-history';
+import { AppForecast, CapacityForecast } from './core/capacity-forecast';
+import { MetricsService } from './metrics.service';
+
+export interface HistoryView {
+  intervalMs: number;
+  spanMs: number;
+  forecastWindowMs: number;
+  points: HistoryPoint[];
+  forecast: AppForecast[];
+}
+
+/**
+ * A timer (METRICS_HISTORY_INTERVAL_MS), never the request path: each tick reads this instance's
+ * counter totals from memory and the state (id_alloc + list lengths) through the same cached
+ * snapshot /metrics uses, then feeds the dashboard's 15-minute ActivityHistory and the
+ * CapacityForecast behind `shardleaf_queue_capacity_exhaustion_seconds`. A tick still running
+ * when the next is due is not doubled; a failed state read leaves the forecast as it was.
+ */
+@Injectable()
+export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(HistorySampler.name);
+  private readonly intervalMs: number;
+  private readonly forecastWindowMs: number;
+  private readonly history: ActivityHistory | null;
+  private readonly forecast: CapacityForecast;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private lastFailure = '';
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly metrics: MetricsService,
+  ) {
+    this.intervalMs = config.metrics.historyIntervalMs;
+    this.forecastWindowMs = config.metrics.forecastWindowMs;
+    this.history = this.intervalMs > 0 ? new ActivityHistory(this.intervalMs) : null;
+    this.forecast = new CapacityForecast({ windowMs: this.forecastWindowMs });
+  }
+
+  onModuleInit(): void {
+    const forecast = this.forecast;
+    new Gauge({
+      name: 'shardleaf_queue_capacity_exhaustion_seconds',
+      help:
+        'Seconds until the app shard has no IDs left under max_limit_id (the 49-bit index range when 0) at the rate its IDs ' +
+        'were consumed by all instances over CAPACITY_FORECAST_WINDOW_MS; +Inf when none were consumed; absent until that window has history',
+      labelNames: ['app', 'shard'],
+      registers: [this.metrics.register],
+      collect() {
+        this.reset();
+        for (const f of forecast.shards()) {
+          this.set({ app: f.app, shard: f.shard }, f.secondsLeft);
+        }
+      },
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.intervalMs > 0) {
+      void this.tick();
+      this.timer = setInterval(() => void this.tick(), this.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /**
+   * Stops the timer. A tick in flight is not awaited (a read stuck on an unreachable backend must
+   * not hold up the shutdown); it ends on its own, its failure caught.
+   */
+  onModuleDestroy(): void {
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** One sample now (the timer's job; exported for tests). Resolves when it is recorded. */
+  tick(): Promise<void> {
+    if (!this.running) {
+      this.running = this.sample()
+        .catch((err: unknown) => this.logger.warn(`history sample failed: ${(err as Error).message}`))
+        .finally(() => {
+          this.running = null;
+        });
+    }
+    return this.running;
+  }
+
+  view(): HistoryView {
+    return {
+      intervalMs: this.intervalMs,
+      spanMs: HISTORY_SPAN_MS,
+      forecastWindowMs: this.forecastWindowMs,
+      points: this.history?.points() ?? [],
+      forecast: this.forecast.apps(),
+    };
+  }
+
+  private async sample(): Promise<void> {
+    const totalsAt = Date.now();
+    const totals = await this.metrics.totals();
+    let queueDepth: Record<string, number> | null = null;
+    try {
+      const state = await this.metrics.stateSnapshot();
+      if (state.backends.mysql) {
+        queueDepth = {};
+        for (const s of state.shards) {
+          queueDepth[s.app] = (queueDepth[s.app] ?? 0) + s.queueLength;
+        }
+        this.forecast.observe(state.shards, state.at);
+      }
+      this.lastFailure = '';
+    } catch (err) {
+      const message = (err as Error).message;
+      if (message !== this.lastFailure) {
+        this.logger.warn(`history sample without state: ${message}`);
+        this.lastFailure = message;
+      }
+    }
+    this.history?.record(totalsAt, totals, queueDepth);
+  }
+}
