@@ -21,6 +21,32 @@ export default tseslint.config(
     },
   },
   {
+    // The pure cores (bit layouts, the Java hash, the segment buffer, the snowflake clock logic)
+    // import nothing from a framework, a driver or another layer: only each other, Node's own
+    // modules and the coded domain error. Nest modules wire them to Redis, MySQL, ZooKeeper, HTTP.
+    files: ['src/**/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@nestjs/*', 'typeorm', 'typeorm/*', 'ioredis', 'ioredis/*', 'redlock', 'mysql2', 'mysql2/*',
+                'node-zookeeper-client', 'fastify', 'fastify/*', 'pino', 'prom-client', 'rxjs', 'rxjs/*',
+              ],
+              message: 'core/ code is framework-free: no Nest, TypeORM, ioredis, ZooKeeper or driver imports (wire it in a Nest provider instead).',
+            },
+            {
+              regex: '^\\.\\./(?!\\.\\./common/id-gen\\.error$)',
+              message: 'core/ code imports only its own folder and common/id-gen.error.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
