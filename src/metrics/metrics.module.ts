@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
+import { LeaseModule } from '../lease/lease.module';
 import { QueueIdModule } from '../queue-id/queue-id.module';
 import { SnowflakeModule } from '../snowflake/snowflake.module';
 import { MetricsController } from './metrics.controller';
@@ -9,7 +10,7 @@ import { MetricsTokenGuard } from './metrics-token.guard';
 
 /** Prometheus metrics at GET /metrics (prom-client). */
 @Module({
-  imports: [QueueIdModule, SnowflakeModule, HealthModule],
+  imports: [QueueIdModule, SnowflakeModule, HealthModule, LeaseModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsStateReader, MetricsTokenGuard],
 })
