@@ -22,10 +22,10 @@ export class LeafAllocLeaseRepository {
 
   /** The new `max_id` after adding `count`, or null when the tag has no row (never created, or deleted). */
   async advance(tag: string, count: number): Promise<bigint | null> {
-    const result = (await this.dataSource.query(
+    const result: UpdateResult = await this.dataSource.query(
       'UPDATE leaf_alloc SET max_id = LAST_INSERT_ID(max_id + ?) WHERE biz_tag = ?',
       [count, tag],
-    )) as UpdateResult;
+    );
     if (Number(result.affectedRows) !== 1) {
       return null;
     }
