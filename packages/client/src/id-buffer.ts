@@ -111,7 +111,7 @@ export class IdBuffer {
   private current: Segment = EMPTY;
   private next: Segment | null = null;
   private fetching: Promise<void> | null = null;
-  private lastError: unknown = null;
+  private lastError: Error | null = null;
   private size: number;
   private lastFetchAt = Number.NaN;
   private fetches = 0;
@@ -226,7 +226,7 @@ export class IdBuffer {
       throw new ShardleafClosedError();
     }
     if (this.next === null && this.current.left === 0 && this.lastError !== null) {
-      throw this.lastError instanceof Error ? this.lastError : new Error(String(this.lastError));
+      throw this.lastError;
     }
   }
 
@@ -265,7 +265,7 @@ export class IdBuffer {
           this.next = segment;
         }
       } catch (err) {
-        this.lastError = err;
+        this.lastError = err instanceof Error ? err : new Error(`lease fetch failed: ${JSON.stringify(err)}`);
         this.failedAt = this.options.clock.now();
       } finally {
         this.fetching = null;
