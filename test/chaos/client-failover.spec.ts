@@ -106,7 +106,9 @@ describe('two client processes, two service instances, one killed and restarted'
       SEGMENT_SYNC_CRON: 'off',
       SNOWFLAKE_MODE: 'local',
       SNOWFLAKE_CACHE_DIR: out,
-      SNOWFLAKE_REPORT_INTERVAL_MS: '200',
+      // The default report interval (3 s, recorded 9 s ahead): a shorter one let both instances
+      // stop at their recorded time (503 SNOWFLAKE_LEASE_LOST) when a report ran late under load.
+      // A restart after the kill waits until its clock passes the time recorded before (≤ 9 s).
     };
     a = await ServiceProcess.create('client-fo-a', { ...common, SNOWFLAKE_WORKER_ID: '1' });
     b = await ServiceProcess.create('client-fo-b', { ...common, SNOWFLAKE_WORKER_ID: '2' });
