@@ -10,7 +10,8 @@ module.exports = {
     {
       displayName: 'unit',
       testEnvironment: 'node',
-      roots: ['<rootDir>/test/unit'],
+      // The client package's own tests (packages/client/test) run with the server's unit tests.
+      roots: ['<rootDir>/test/unit', '<rootDir>/packages/client/test'],
       testMatch: ['**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
     },

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--runs N] [--duration S] [--connections C] [--only queue,batch,segment,snowflake,refill,ahead] [--keep-db]`
+ * `npm run bench [-- --quick] [--runs N] [--duration S] [--connections C] [--only queue,batch,segment,snowflake,refill,ahead,client] [--keep-db]`
  *
  * Builds dist/ if stale, (re)creates the bench database (BENCH_MYSQL_URL, default
  * mysql://root@127.0.0.1:3306, database shardleaf_bench), then runs every case with the service and
@@ -8,6 +8,7 @@
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { aheadCase } from './cases/ahead';
+import { clientCase } from './cases/client';
 import { queueBatchCase, queueSingleCase } from './cases/queue';
 import { refillCase } from './cases/refill';
 import { segmentCase } from './cases/segment';
@@ -46,6 +47,9 @@ async function main(): Promise<void> {
     }
     if (wants(opts, 'ahead')) {
       rows.push(...(await aheadCase(opts, env, log)));
+    }
+    if (wants(opts, 'client')) {
+      rows.push(...(await clientCase(opts, env, log)));
     }
   } finally {
     const deleted = await cleanRedis(env);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
+import { LeaseModule } from '../lease/lease.module';
 import { QueueIdModule } from '../queue-id/queue-id.module';
 import { SnowflakeModule } from '../snowflake/snowflake.module';
 import { HistorySampler } from './history.sampler';
@@ -10,7 +11,7 @@ import { MetricsTokenGuard } from './metrics-token.guard';
 
 /** Prometheus metrics at GET /metrics (prom-client), and the in-memory history behind the dashboard's charts. */
 @Module({
-  imports: [QueueIdModule, SnowflakeModule, HealthModule],
+  imports: [QueueIdModule, SnowflakeModule, HealthModule, LeaseModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsStateReader, MetricsTokenGuard, HistorySampler],
   exports: [HistorySampler],

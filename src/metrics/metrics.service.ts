@@ -4,6 +4,7 @@ import { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { LeaseMonitor } from '../lease/lease-monitor';
 import { RefillMonitor } from '../queue-id/refill-monitor';
 import { SnowflakeClockWaits } from '../snowflake/clock-waits';
 import { CounterTotals } from './core/activity-history';
@@ -23,6 +24,7 @@ import { StateSnapshot } from './state-snapshot';
 export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   readonly register = new Registry();
   private unsubscribe: (() => void) | null = null;
+  private unsubscribeLeases: (() => void) | null = null;
   private readonly state: TtlSnapshot<StateSnapshot>;
   private http: HttpCounters | null = null;
   private refills: Counter<'trigger' | 'outcome'> | null = null;
@@ -33,6 +35,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly refillMonitor: RefillMonitor,
     private readonly clockWaits: SnowflakeClockWaits,
     reader: MetricsStateReader,
+    private readonly leaseMonitor: LeaseMonitor,
   ) {
     this.state = new TtlSnapshot(() => reader.read(), config.metrics.stateTtlMs);
   }
@@ -79,6 +82,24 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
       refills.inc({ trigger, outcome });
       refillSeconds.observe({ trigger }, seconds);
     });
+    const leases = new Counter({
+      name: 'shardleaf_leases_total',
+      help: 'Lease requests (POST …/lease) by generator and outcome (granted, refused = 4xx/410, failed = backend)',
+      labelNames: ['generator', 'outcome'],
+      registers: [register],
+    });
+    const leaseIds = new Counter({
+      name: 'shardleaf_lease_ids_total',
+      help: 'IDs handed out in granted leases, by generator (a client may leave part of a lease unused: a gap)',
+      labelNames: ['generator'],
+      registers: [register],
+    });
+    this.unsubscribeLeases = this.leaseMonitor.subscribe((generator, outcome, ids) => {
+      leases.inc({ generator, outcome });
+      if (ids > 0n) {
+        leaseIds.inc({ generator }, Number(ids));
+      }
+    });
     registerStateMetrics(register, () => this.state.get());
     const waits = this.clockWaits;
     new Counter({
@@ -104,6 +125,8 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unsubscribeLeases?.();
+    this.unsubscribeLeases = null;
   }
 
   /** The state behind the gauges, shared with scrapes (at most one read per METRICS_STATE_TTL_MS). */

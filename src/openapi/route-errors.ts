@@ -17,6 +17,18 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
     ErrorKind.QueueExhausted,
     ErrorKind.BackendUnavailable,
   ],
+  'POST /api/id/{appId}/lease': [
+    ErrorKind.BadInput,
+    ErrorKind.QueueAppNotFound,
+    ErrorKind.QueueExhausted,
+    ErrorKind.BackendUnavailable,
+  ],
+  'POST /api/segment/lease/{key}': [
+    ErrorKind.BadInput,
+    ErrorKind.SegmentDisabled,
+    ErrorKind.SegmentKeyNotFound,
+    ErrorKind.BackendUnavailable,
+  ],
   'GET /api/segment/get/{key}': [
     ErrorKind.BadInput,
     ErrorKind.SegmentDisabled,

@@ -5,15 +5,19 @@ import { AppRegistry } from './core/app-registry';
 import { RefillAhead } from './core/refill-ahead';
 import { IdAllocRepository } from './id-alloc.repository';
 import { QueueConfigService } from './queue-config.service';
+import { LeaseModule } from '../lease/lease.module';
 import { QueueIdController } from './queue-id.controller';
 import { QueueIdScheduler } from './queue-id.scheduler';
 import { QueueIdService } from './queue-id.service';
+import { QueueLeaseController } from './queue-lease.controller';
+import { QueueLeaseService } from './queue-lease.service';
 import { QueueRefillService } from './queue-refill.service';
 import { RefillMonitor } from './refill-monitor';
 import { ReplicaAckService } from './replica-ack.service';
 
 @Module({
-  controllers: [QueueIdController],
+  imports: [LeaseModule],
+  controllers: [QueueIdController, QueueLeaseController],
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
@@ -33,6 +37,7 @@ import { ReplicaAckService } from './replica-ack.service';
     ReplicaAckService,
     QueueIdService,
     QueueIdScheduler,
+    QueueLeaseService,
   ],
   exports: [AppRegistry, RefillAhead, IdAllocRepository, QueueConfigService, QueueRefillService, RefillMonitor],
 })

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdminTokenGuard } from '../admin/admin-token.guard';
+import { LeaseModule } from '../lease/lease.module';
+import { LeafAllocLeaseRepository } from './leaf-alloc-lease.repository';
 import { LeafAllocRepository } from './leaf-alloc.repository';
 import { SegmentAdminController } from './segment-admin.controller';
 import { SegmentAdminService } from './segment-admin.service';
@@ -7,10 +9,13 @@ import { segmentGeneratorProvider } from './segment-generator.provider';
 import { SegmentController } from './segment.controller';
 import { SegmentScheduler } from './segment.scheduler';
 import { SegmentService } from './segment.service';
+import { SegmentLeaseController } from './segment-lease.controller';
+import { SegmentLeaseService } from './segment-lease.service';
 
 /** Leaf segment mode: `leaf_alloc`, a double buffer per tag, the ID route and its admin API. */
 @Module({
-  controllers: [SegmentController, SegmentAdminController],
+  imports: [LeaseModule],
+  controllers: [SegmentController, SegmentAdminController, SegmentLeaseController],
   providers: [
     LeafAllocRepository,
     segmentGeneratorProvider,
@@ -18,6 +23,8 @@ import { SegmentService } from './segment.service';
     SegmentAdminService,
     SegmentScheduler,
     AdminTokenGuard,
+    LeafAllocLeaseRepository,
+    SegmentLeaseService,
   ],
   exports: [SegmentService],
 })

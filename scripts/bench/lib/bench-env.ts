@@ -79,7 +79,12 @@ export async function cleanRedis(env: BenchEnv): Promise<number> {
 export async function ensureBuild(log: (s: string) => void): Promise<void> {
   const entry = join(ROOT, 'dist/src/main.js');
   const built = existsSync(entry) ? statSync(entry).mtimeMs : 0;
-  const newest = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'migrations')));
+  const newest = Math.max(
+    newestMtime(join(ROOT, 'src')),
+    newestMtime(join(ROOT, 'migrations')),
+    // The server compiles the client package's java-hash.ts from source.
+    newestMtime(join(ROOT, 'packages/client/src')),
+  );
   if (built >= newest) {
     return;
   }

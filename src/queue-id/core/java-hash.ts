@@ -1,23 +1,7 @@
 /**
- * Java's `String.hashCode()`: s[0]*31^(n-1) + … + s[n-1] over UTF-16 code units, in 32-bit
- * two's-complement arithmetic. JS strings are UTF-16 too, so `charCodeAt` yields the same units
- * (a non-BMP character counts as its two surrogates, as in Java).
+ * The gatePass hash lives in the client package (packages/client/src/java-hash.ts) so that the
+ * server and @shardleaf/client compute the shard with one implementation, not two copies. It is
+ * imported by path: no build of the package is needed, and `nest build`, tsc, ts-jest and
+ * ts-node all compile it from source (dist/packages/client/src/java-hash.js).
  */
-export function javaStringHashCode(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) {
-    h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
-  }
-  return h;
-}
-
-/** Java's `Math.abs(int)`: `Math.abs(Integer.MIN_VALUE)` overflows and stays negative. */
-export function javaIntAbs(x: number): number {
-  return x === -2147483648 ? x : Math.abs(x);
-}
-
-/** Java's `%` on ints truncates toward zero like JS; normalise JS's `-0` to `0`. */
-export function javaIntRem(a: number, b: number): number {
-  const r = a % b;
-  return r === 0 ? 0 : r;
-}
+export { QUEUE_SHARD_COUNT, javaIntAbs, javaIntRem, javaStringHashCode, shardOf } from '../../../packages/client/src/java-hash';

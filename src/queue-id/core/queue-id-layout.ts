@@ -1,4 +1,4 @@
-import { javaIntAbs, javaIntRem, javaStringHashCode } from './java-hash';
+import { QUEUE_SHARD_COUNT, shardOf } from './java-hash';
 
 /** Bit layout of seed 001: `id = index << 14 | shard << 8 | appId`. */
 export const APPID_BYTE_LEN = 8;
@@ -6,6 +6,9 @@ export const GATE_PASS_BYTE_LEN = 6;
 /** `2 << GATE_PASS_BYTE_LEN - 1` in Java precedence = 2 << 5 = 64. */
 export const MAX_GATE_PASS_VALUE = 2 << (GATE_PASS_BYTE_LEN - 1);
 export const SHARD_COUNT = MAX_GATE_PASS_VALUE;
+if (SHARD_COUNT !== QUEUE_SHARD_COUNT) {
+  throw new Error('the client package and the server disagree on the number of shards');
+}
 export const MAX_APP_ID = (1 << APPID_BYTE_LEN) - 1;
 export const INDEX_SHIFT = BigInt(APPID_BYTE_LEN + GATE_PASS_BYTE_LEN);
 /** The index has 63 - 14 = 49 bits so that the ID stays a positive signed 64-bit integer. */
@@ -18,10 +21,8 @@ export interface QueueIdParts {
   appId: number;
 }
 
-/** The shard a gatePass lands on, exactly as `Math.abs(gatePass.hashCode()) % 64` in Java. */
-export function shardOf(gatePass: string): number {
-  return javaIntRem(javaIntAbs(javaStringHashCode(gatePass)), MAX_GATE_PASS_VALUE);
-}
+/** The shard a gatePass lands on, exactly as `Math.abs(gatePass.hashCode()) % 64` in Java (shared with the client). */
+export { shardOf };
 
 /** The low 14 bits of every ID of (appId, shardId). */
 export function lowBits(appId: number, shardId: number): bigint {

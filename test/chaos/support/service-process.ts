@@ -28,7 +28,9 @@ function newestMtime(dir: string): number {
 export function ensureBuilt(): void {
   const info = join(OUT_DIR, 'tsbuildinfo');
   const built = existsSync(MAIN) && existsSync(info) ? statSync(info).mtimeMs : 0;
-  if (Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'migrations'))) < built) {
+  // packages/client/src: the server compiles the client's java-hash.ts from source.
+  const sources = ['src', 'migrations', join('packages', 'client', 'src')].map((dir) => newestMtime(join(ROOT, dir)));
+  if (Math.max(...sources) < built) {
     return;
   }
   try {

@@ -43,7 +43,7 @@ function generate(rng: Rng): FuzzRequest {
     return rng.pick(BAD_JSON_BODIES);
   };
   const badId = (): string => enc(rng, rng.pick(BAD_NUMBERS));
-  switch (rng.int(9)) {
+  switch (rng.int(10)) {
     case 0: {
       const q = [`gatePass=${enc(rng, rng.pick(BAD_STRINGS))}`];
       if (rng.next() < 0.7) {
@@ -89,6 +89,16 @@ function generate(rng: Rng): FuzzRequest {
       const url = rng.pick(['/admin/apps', '/admin/apps/1', '/admin/apps/1/refill', '/admin/segment/tags', '/admin/segment/cache', '/admin/segment/db', '/admin/snowflake']);
       const method = rng.pick(METHODS);
       return { method, url, headers, payload: method === 'POST' || method === 'PATCH' ? body() : undefined };
+    }
+    case 8: {
+      // Lease routes: bad appIds, gatePasses, keys and counts, with any method.
+      const method = rng.next() < 0.8 ? 'POST' : rng.pick(METHODS);
+      const count = rng.next() < 0.8 ? `count=${badId()}` : '';
+      const url =
+        rng.next() < 0.5
+          ? `/api/id/${rng.next() < 0.5 ? '1' : badId()}/lease?gatePass=${enc(rng, rng.pick(BAD_STRINGS))}&${count}`
+          : `/api/segment/lease/${enc(rng, rng.pick(BAD_STRINGS))}?${count}`;
+      return { method, url, headers, payload: rng.next() < 0.2 ? body() : undefined };
     }
     default: {
       const method = rng.pick(METHODS);

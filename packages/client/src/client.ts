@@ -1,0 +1,309 @@
+import { Clock, systemClock } from './clock';
+import { ShardleafClosedError } from './errors';
+import { IdBuffer, IdBufferView, Lease } from './id-buffer';
+import { QUEUE_SHARD_COUNT, shardOf } from './java-hash';
+import { FetchLike, ServerView, Transport } from './transport';
+
+export interface ShardleafClientOptions {
+  /** One base URL or several (round robin, failover), e.g. `http://127.0.0.1:8080`. */
+  servers: string | readonly string[];
+  /** Timeout of every HTTP call, ms (default 2000). */
+  timeoutMs?: number;
+  /** Fetch the next lease once this share of the current one is used (default 0.8). */
+  prefetchAt?: number;
+  /** Size of the first queue/segment lease (default 1000). */
+  initialLease?: number;
+  /** Smallest queue/segment lease (default 100). */
+  minLease?: number;
+  /** Largest queue/segment lease (default 1,000,000; the server allows up to 10,000,000). */
+  maxLease?: number;
+  /** A lease used up within this time makes the next one twice as big; one lasting twice as long, half (default 60,000 ms). */
+  targetLeaseMs?: number;
+  /** Largest snowflake batch per call (default 1000, the server's maximum). */
+  snowflakeBatch?: number;
+  /** A failing server is skipped for backoffBaseMs × 2^(failures-1) ms, at most backoffMaxMs (defaults 100, 10,000). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Extra HTTP headers on every call. */
+  headers?: Record<string, string>;
+  /** Injected for tests: the HTTP function (default: Node's global fetch) and the clock. */
+  fetch?: FetchLike;
+  clock?: Clock;
+}
+
+/** A buffer of one key, for monitoring. */
+export interface BufferView extends IdBufferView {
+  generator: 'queue' | 'segment' | 'snowflake';
+  key: string;
+}
+
+interface QueueLeaseBody {
+  appId: number;
+  shard: number;
+  from: string;
+  to: string;
+}
+
+interface SegmentLeaseBody {
+  from: string;
+  to: string;
+}
+
+const INDEX_SHIFT = 14n;
+const QUEUE_STRIDE = 1n << INDEX_SHIFT;
+const MAX_APP_ID = 255;
+
+/**
+ * IDs of a shardleaf service, handed out in this process from leased ranges: a double buffer per
+ * (queue app, shard), per segment tag and per snowflake key. See docs/client.md.
+ *
+ * Every ID is returned once by this client, and two clients never share a lease (each lease is a
+ * row update on the server). IDs left in a client's buffers when it stops are never handed out
+ * (gaps). Queue and segment IDs of one buffer increase; across buffers and restarts they do not.
+ */
+export class ShardleafClient {
+  private readonly transport: Transport;
+  private readonly clock: Clock;
+  private readonly queueBuffers = new Map<number, IdBuffer>();
+  private readonly segmentBuffers = new Map<string, IdBuffer>();
+  private readonly snowflakeBuffers = new Map<string, IdBuffer>();
+  private readonly prefetchAt: number;
+  private readonly initialLease: number;
+  private readonly minLease: number;
+  private readonly maxLease: number;
+  private readonly targetLeaseMs: number;
+  private readonly snowflakeBatch: number;
+  private readonly retryDelayMs: number;
+  private closed = false;
+
+  constructor(options: ShardleafClientOptions) {
+    const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
+    this.clock = options.clock ?? systemClock;
+    const backoffBaseMs = positive('backoffBaseMs', options.backoffBaseMs ?? 100);
+    this.transport = new Transport({
+      servers,
+      timeoutMs: positive('timeoutMs', options.timeoutMs ?? 2000),
+      backoffBaseMs,
+      backoffMaxMs: positive('backoffMaxMs', options.backoffMaxMs ?? 10_000),
+      clock: this.clock,
+      fetch: options.fetch ?? ((url, init) => fetch(url, init)),
+      headers: options.headers,
+    });
+    this.prefetchAt = options.prefetchAt ?? 0.8;
+    this.minLease = positive('minLease', options.minLease ?? 100);
+    this.maxLease = positive('maxLease', options.maxLease ?? 1_000_000);
+    this.initialLease = positive('initialLease', options.initialLease ?? 1000);
+    this.targetLeaseMs = positive('targetLeaseMs', options.targetLeaseMs ?? 60_000);
+    this.snowflakeBatch = positive('snowflakeBatch', options.snowflakeBatch ?? 1000);
+    this.retryDelayMs = backoffBaseMs;
+  }
+
+  /** A queue ID of `appId` for `gatePass` (the shard is computed here, as the server does). */
+  queueId(appId: number, gatePass: string): Promise<bigint> {
+    const buffer = this.queueBuffer(appId, gatePass);
+    const id = buffer.tryTakeOne();
+    return id !== undefined ? Promise.resolve(id) : buffer.takeOne();
+  }
+
+  /** The next queue ID when one is buffered, without awaiting; else undefined (and a fetch starts). */
+  tryQueueId(appId: number, gatePass: string): bigint | undefined {
+    return this.queueBuffer(appId, gatePass).tryTakeOne();
+  }
+
+  queueIdBatch(appId: number, gatePass: string, n: number): Promise<bigint[]> {
+    return this.queueBuffer(appId, gatePass).take(count(n));
+  }
+
+  async queueIdString(appId: number, gatePass: string): Promise<string> {
+    return (await this.queueId(appId, gatePass)).toString();
+  }
+
+  async queueIdBatchStrings(appId: number, gatePass: string, n: number): Promise<string[]> {
+    return (await this.queueIdBatch(appId, gatePass, n)).map(String);
+  }
+
+  /** A segment ID of `tag` (a leaf_alloc biz_tag). */
+  segmentId(tag: string): Promise<bigint> {
+    const buffer = this.segmentBuffer(tag);
+    const id = buffer.tryTakeOne();
+    return id !== undefined ? Promise.resolve(id) : buffer.takeOne();
+  }
+
+  trySegmentId(tag: string): bigint | undefined {
+    return this.segmentBuffer(tag).tryTakeOne();
+  }
+
+  segmentIdBatch(tag: string, n: number): Promise<bigint[]> {
+    return this.segmentBuffer(tag).take(count(n));
+  }
+
+  async segmentIdString(tag: string): Promise<string> {
+    return (await this.segmentId(tag)).toString();
+  }
+
+  async segmentIdBatchStrings(tag: string, n: number): Promise<string[]> {
+    return (await this.segmentIdBatch(tag, n)).map(String);
+  }
+
+  /**
+   * A snowflake ID. Snowflake has no lease (a range of future IDs would need a worker id of its
+   * own): the client buffers IDs the server issued in batches (`GET /api/snowflake/get/{key}?count=N`).
+   */
+  snowflakeId(key = 'default'): Promise<bigint> {
+    const buffer = this.snowflakeBuffer(key);
+    const id = buffer.tryTakeOne();
+    return id !== undefined ? Promise.resolve(id) : buffer.takeOne();
+  }
+
+  snowflakeIdBatch(key: string, n: number): Promise<bigint[]> {
+    return this.snowflakeBuffer(key).take(count(n));
+  }
+
+  async snowflakeIdString(key = 'default'): Promise<string> {
+    return (await this.snowflakeId(key)).toString();
+  }
+
+  async snowflakeIdBatchStrings(key: string, n: number): Promise<string[]> {
+    return (await this.snowflakeIdBatch(key, n)).map(String);
+  }
+
+  buffers(): BufferView[] {
+    const views: BufferView[] = [];
+    for (const [k, b] of this.queueBuffers) {
+      views.push({ generator: 'queue', key: `${Math.floor(k / QUEUE_SHARD_COUNT)}/${k % QUEUE_SHARD_COUNT}`, ...b.view() });
+    }
+    for (const [k, b] of this.segmentBuffers) {
+      views.push({ generator: 'segment', key: k, ...b.view() });
+    }
+    for (const [k, b] of this.snowflakeBuffers) {
+      views.push({ generator: 'snowflake', key: k, ...b.view() });
+    }
+    return views;
+  }
+
+  servers(): ServerView[] {
+    return this.transport.servers();
+  }
+
+  /**
+   * Stops all background work: fetches in flight are aborted, calls waiting for one fail with
+   * ShardleafClosedError, and the IDs left in the buffers are dropped (gaps, never reused).
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.transport.close();
+    for (const map of [this.queueBuffers, this.segmentBuffers, this.snowflakeBuffers] as Array<Map<unknown, IdBuffer>>) {
+      for (const buffer of map.values()) {
+        buffer.close();
+      }
+    }
+  }
+
+  private queueBuffer(appId: number, gatePass: string): IdBuffer {
+    if (typeof gatePass !== 'string' || gatePass.length === 0) {
+      throw new TypeError('gatePass must be a non-empty string');
+    }
+    const shard = shardOf(gatePass);
+    const key = appId * QUEUE_SHARD_COUNT + shard;
+    const buffer = this.queueBuffers.get(key);
+    if (buffer !== undefined) {
+      return buffer;
+    }
+    if (!Number.isInteger(appId) || appId < 0 || appId > MAX_APP_ID) {
+      throw new RangeError(`appId must be an integer 0..${MAX_APP_ID}, got ${appId}`);
+    }
+    const low = BigInt((shard << 8) | appId);
+    // Any gatePass of the shard selects it on the server; the first one seen is kept.
+    const path = `/api/id/${appId}/lease?gatePass=${encodeURIComponent(gatePass)}&count=`;
+    return this.add(this.queueBuffers, key, async (size): Promise<Lease> => {
+      const body = await this.transport.request<QueueLeaseBody>('POST', path + String(size));
+      if (body.appId !== appId || body.shard !== shard) {
+        throw new Error(`the server leased app ${body.appId} shard ${body.shard} for app ${appId} shard ${shard}`);
+      }
+      const from = BigInt(body.from);
+      const to = BigInt(body.to);
+      return { first: (from << INDEX_SHIFT) | low, stride: QUEUE_STRIDE, count: rangeCount(from, to) };
+    });
+  }
+
+  private segmentBuffer(tag: string): IdBuffer {
+    const buffer = this.segmentBuffers.get(tag);
+    if (buffer !== undefined) {
+      return buffer;
+    }
+    if (typeof tag !== 'string' || tag.length === 0) {
+      throw new TypeError('tag must be a non-empty string');
+    }
+    const path = `/api/segment/lease/${encodeURIComponent(tag)}?count=`;
+    return this.add(this.segmentBuffers, tag, async (size): Promise<Lease> => {
+      const body = await this.transport.request<SegmentLeaseBody>('POST', path + String(size));
+      const from = BigInt(body.from);
+      return { first: from, stride: 1n, count: rangeCount(from, BigInt(body.to)) };
+    });
+  }
+
+  private snowflakeBuffer(key: string): IdBuffer {
+    const buffer = this.snowflakeBuffers.get(key);
+    if (buffer !== undefined) {
+      return buffer;
+    }
+    if (typeof key !== 'string' || key.length === 0) {
+      throw new TypeError('key must be a non-empty string');
+    }
+    const path = `/api/snowflake/get/${encodeURIComponent(key)}?count=`;
+    const min = Math.min(this.minLease, this.snowflakeBatch);
+    return this.add(
+      this.snowflakeBuffers,
+      key,
+      async (size): Promise<Lease> => {
+        const body = await this.transport.request<{ ids: string[] }>('GET', path + String(size));
+        return { ids: body.ids.map((id) => BigInt(id)) };
+      },
+      { initialSize: Math.min(this.initialLease, this.snowflakeBatch), minSize: min, maxSize: this.snowflakeBatch },
+    );
+  }
+
+  private add<K>(
+    map: Map<K, IdBuffer>,
+    key: K,
+    fetcher: (size: number) => Promise<Lease>,
+    sizes?: { initialSize: number; minSize: number; maxSize: number },
+  ): IdBuffer {
+    if (this.closed) {
+      throw new ShardleafClosedError();
+    }
+    const buffer = new IdBuffer(fetcher, {
+      prefetchAt: this.prefetchAt,
+      initialSize: sizes?.initialSize ?? this.initialLease,
+      minSize: sizes?.minSize ?? this.minLease,
+      maxSize: sizes?.maxSize ?? this.maxLease,
+      targetLeaseMs: this.targetLeaseMs,
+      retryDelayMs: this.retryDelayMs,
+      clock: this.clock,
+    });
+    map.set(key, buffer);
+    return buffer;
+  }
+}
+
+function rangeCount(from: bigint, to: bigint): number {
+  if (to < from) {
+    throw new Error(`the server answered an empty range ${from}..${to}`);
+  }
+  // A lease is at most 10,000,000 IDs plus a step: far below 2^53.
+  return Number(to - from + 1n);
+}
+
+function count(n: number): number {
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new RangeError(`n must be a positive integer, got ${n}`);
+  }
+  return n;
+}
+
+function positive(name: string, value: number): number {
+  if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+    throw new RangeError(`${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}

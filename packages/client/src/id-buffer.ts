@@ -1,0 +1,281 @@
+import { Clock } from './clock';
+import { ShardleafClosedError } from './errors';
+
+/**
+ * What one fetch brings: a run of IDs `first, first + stride, …` (`count` of them) — a queue or
+ * segment lease — or a list of IDs (a snowflake batch).
+ */
+export type Lease = { first: bigint; stride: bigint; count: number } | { ids: readonly bigint[] };
+
+/** Fetches a lease of (at least, or about) `size` IDs. May throw; the buffer reports it to callers. */
+export type LeaseFetcher = (size: number) => Promise<Lease>;
+
+export interface IdBufferOptions {
+  /** The next lease is fetched in the background once this share of the current one is used (0 < r <= 1). */
+  prefetchAt: number;
+  /** Size of the first lease. */
+  initialSize: number;
+  minSize: number;
+  maxSize: number;
+  /**
+   * Leaf's dynamic step: a lease fetched less than this long after the previous one makes the next
+   * lease twice as big (up to maxSize); one fetched more than twice this long after, half as big
+   * (down to minSize).
+   */
+  targetLeaseMs: number;
+  /** After a failed fetch, no background fetch for this long (a caller that runs out still fetches at once). */
+  retryDelayMs: number;
+  clock: Clock;
+}
+
+/** The state of one buffer, for tests and monitoring. */
+export interface IdBufferView {
+  /** IDs left in the current lease. */
+  left: number;
+  /** Whether the next lease is already here. */
+  nextReady: boolean;
+  /** Whether a fetch is in flight (at most one). */
+  fetching: boolean;
+  /** Size the next fetch asks for. */
+  size: number;
+  fetches: number;
+}
+
+/** One lease being handed out. */
+class Segment {
+  private nextId: bigint;
+  private pos = 0;
+  /** When `left` falls to this, the next lease is fetched. */
+  readonly refetchAt: number;
+
+  constructor(
+    private readonly lease: Lease,
+    public left: number,
+    prefetchAt: number,
+  ) {
+    this.nextId = 'ids' in lease ? 0n : lease.first;
+    // Once ceil(left × prefetchAt) IDs are used (the epsilon absorbs 10 × 0.8 = 8.000000000000002).
+    this.refetchAt = left - Math.ceil(left * prefetchAt - 1e-9);
+  }
+
+  static of(lease: Lease, prefetchAt: number): Segment {
+    return new Segment(lease, 'ids' in lease ? lease.ids.length : lease.count, prefetchAt);
+  }
+
+  takeOne(): bigint {
+    this.left--;
+    if ('ids' in this.lease) {
+      return this.lease.ids[this.pos++];
+    }
+    const id = this.nextId;
+    this.nextId = id + this.lease.stride;
+    return id;
+  }
+
+  /** Appends up to `n` IDs to `out`; returns how many. */
+  takeInto(out: bigint[], n: number): number {
+    const k = n < this.left ? n : this.left;
+    if (k <= 0) {
+      return 0;
+    }
+    this.left -= k;
+    if ('ids' in this.lease) {
+      const ids = this.lease.ids;
+      for (let i = 0; i < k; i++) {
+        out.push(ids[this.pos++]);
+      }
+      return k;
+    }
+    const stride = this.lease.stride;
+    let id = this.nextId;
+    for (let i = 0; i < k; i++) {
+      out.push(id);
+      id += stride;
+    }
+    this.nextId = id;
+    return k;
+  }
+}
+
+const EMPTY = new Segment({ ids: [] }, 0, 1);
+
+/**
+ * A double buffer of leased IDs for one key (a queue app's shard, a segment tag, a snowflake key):
+ * IDs are handed out from the current lease synchronously; once `prefetchAt` of it is used the
+ * next lease is fetched in the background (at most one fetch in flight); a caller that finds both
+ * empty awaits that fetch. Every ID comes from exactly one lease and is handed out once: a lease
+ * is owned by this buffer alone (the server's row update), and a position only moves forward.
+ * Framework-free; time comes from the Clock.
+ */
+export class IdBuffer {
+  private current: Segment = EMPTY;
+  private next: Segment | null = null;
+  private fetching: Promise<void> | null = null;
+  private lastError: Error | null = null;
+  private size: number;
+  private lastFetchAt = Number.NaN;
+  private fetches = 0;
+  private failedAt = Number.NEGATIVE_INFINITY;
+  private closed = false;
+
+  constructor(
+    private readonly fetcher: LeaseFetcher,
+    private readonly options: IdBufferOptions,
+  ) {
+    if (!(options.prefetchAt > 0 && options.prefetchAt <= 1)) {
+      throw new RangeError(`prefetchAt must be in (0, 1], got ${options.prefetchAt}`);
+    }
+    if (!(options.minSize >= 1 && options.minSize <= options.maxSize)) {
+      throw new RangeError(`need 1 <= minSize <= maxSize, got ${options.minSize}, ${options.maxSize}`);
+    }
+    this.size = clamp(options.initialSize, options.minSize, options.maxSize);
+  }
+
+  view(): IdBufferView {
+    return {
+      left: this.current.left,
+      nextReady: this.next !== null,
+      fetching: this.fetching !== null,
+      size: this.size,
+      fetches: this.fetches,
+    };
+  }
+
+  /** One ID when one is here now (no await), else undefined (and a fetch is under way). */
+  tryTakeOne(): bigint | undefined {
+    let segment = this.current;
+    if (segment.left === 0) {
+      if (this.next === null) {
+        if (!this.closed) {
+          void this.startFetch();
+        }
+        return undefined;
+      }
+      segment = this.current = this.next;
+      this.next = null;
+    }
+    const id = segment.takeOne();
+    if (segment.left <= segment.refetchAt) {
+      this.prefetch();
+    }
+    return id;
+  }
+
+  /** One ID, awaiting a fetch if both leases are used up. */
+  async takeOne(): Promise<bigint> {
+    for (;;) {
+      if (this.closed) {
+        throw new ShardleafClosedError();
+      }
+      const id = this.tryTakeOne();
+      if (id !== undefined) {
+        return id;
+      }
+      await this.waitForFetch();
+    }
+  }
+
+  /** `n` IDs in the order handed out (each lease's IDs increasing). */
+  async take(n: number): Promise<bigint[]> {
+    const out: bigint[] = [];
+    for (;;) {
+      if (this.closed) {
+        throw new ShardleafClosedError();
+      }
+      const segment = this.current;
+      segment.takeInto(out, n - out.length);
+      if (segment.left <= segment.refetchAt) {
+        this.prefetch();
+      }
+      if (out.length === n) {
+        return out;
+      }
+      if (this.next !== null) {
+        this.current = this.next;
+        this.next = null;
+        continue;
+      }
+      // Both used up: wait for the fetch in flight (IDs taken so far stay taken: a gap if it fails).
+      await this.waitForFetch();
+    }
+  }
+
+  /** Stops fetching; IDs not handed out are lost (a gap). */
+  close(): void {
+    this.closed = true;
+    this.current = EMPTY;
+    this.next = null;
+  }
+
+  /** The background fetch of the next lease, unless one is here or under way, or the last one just failed. */
+  private prefetch(): void {
+    if (
+      this.next === null &&
+      this.fetching === null &&
+      !this.closed &&
+      this.options.clock.now() - this.failedAt >= this.options.retryDelayMs
+    ) {
+      void this.startFetch();
+    }
+  }
+
+  private async waitForFetch(): Promise<void> {
+    const fetching = this.fetching ?? this.startFetch();
+    await fetching;
+    if (this.closed) {
+      throw new ShardleafClosedError();
+    }
+    if (this.next === null && this.current.left === 0 && this.lastError !== null) {
+      throw this.lastError;
+    }
+  }
+
+  /** The one fetch of this buffer; its promise never rejects (the error is kept for waiters). */
+  private startFetch(): Promise<void> {
+    if (this.fetching !== null) {
+      return this.fetching;
+    }
+    const now = this.options.clock.now();
+    if (!Number.isNaN(this.lastFetchAt)) {
+      const duration = now - this.lastFetchAt;
+      const { minSize, maxSize, targetLeaseMs } = this.options;
+      if (duration < targetLeaseMs) {
+        this.size = Math.min(this.size * 2, maxSize);
+      } else if (duration >= 2 * targetLeaseMs) {
+        this.size = Math.max(Math.floor(this.size / 2), minSize);
+      }
+    }
+    const size = this.size;
+    this.fetches++;
+    const fetching = (async () => {
+      try {
+        const lease = await this.fetcher(size);
+        if (this.closed) {
+          return;
+        }
+        this.lastFetchAt = this.options.clock.now();
+        this.lastError = null;
+        const segment = Segment.of(lease, this.options.prefetchAt);
+        if (segment.left === 0) {
+          throw new Error('the server answered an empty lease');
+        }
+        if (this.current.left === 0 && this.next === null) {
+          this.current = segment;
+        } else {
+          this.next = segment;
+        }
+      } catch (err) {
+        this.lastError = err instanceof Error ? err : new Error(`lease fetch failed: ${JSON.stringify(err)}`);
+        this.failedAt = this.options.clock.now();
+      } finally {
+        this.fetching = null;
+      }
+    })();
+    this.fetching = fetching;
+    return fetching;
+  }
+}
+
+function clamp(x: number, min: number, max: number): number {
+  return Math.min(Math.max(Math.floor(x), min), max);
+}

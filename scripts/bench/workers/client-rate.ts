@@ -1,0 +1,178 @@
+/**
+ * The client case's measuring process (scripts/bench/cases/client.ts): one @shardleaf/client in
+ * this process against one service, and the same process calling the plain HTTP routes, measured
+ * alternately in one run. Prints one JSON line: ClientRate[].
+ *
+ * Spec (argv[2], JSON): baseUrl, servicePid, appId, gatePass, tag, snowflakeKey, seconds (per
+ * measurement), runs, warmupSeconds.
+ */
+import { loadavg } from 'node:os';
+import { ShardleafClient } from '../../../packages/client/src';
+import { cpuMicros } from '../lib/cpu';
+
+export type Generator = 'queue' | 'segment' | 'snowflake';
+export type Mode = 'client batch 1000' | 'client one by one (await)' | 'client one by one (sync try)' | 'HTTP GET, 1 ID per request' | 'HTTP GET ?count=1000';
+
+export interface ClientRate {
+  generator: Generator;
+  mode: Mode;
+  /** Median over the runs. */
+  idsPerSec: number;
+  /** Server process CPU per ID (ns), median over the runs. */
+  serverCpuNsPerId: number;
+  /** This (client) process's CPU per ID (ns), median. */
+  clientCpuNsPerId: number;
+  /** HTTP requests per second of the run (the HTTP modes; leases for the client modes). */
+  requestsPerSec: number;
+  load1: number;
+}
+
+interface Spec {
+  baseUrl: string;
+  servicePid: number;
+  appId: number;
+  gatePass: string;
+  tag: string;
+  snowflakeKey: string;
+  seconds: number;
+  runs: number;
+  warmupSeconds: number;
+}
+
+const HTTP_CONCURRENCY = 16;
+const HTTP_BATCH_CONCURRENCY = 4;
+
+function processCpuNs(): bigint {
+  const u = process.cpuUsage();
+  return BigInt(u.user + u.system) * 1000n;
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2]) as Spec;
+  const client = new ShardleafClient({ servers: spec.baseUrl, maxLease: 2_000_000, timeoutMs: 5000 });
+  const paths: Record<Generator, string> = {
+    queue: `/api/id/${spec.appId}?gatePass=${encodeURIComponent(spec.gatePass)}`,
+    segment: `/api/segment/get/${encodeURIComponent(spec.tag)}`,
+    snowflake: `/api/snowflake/get/${encodeURIComponent(spec.snowflakeKey)}`,
+  };
+  const batch = (g: Generator, n: number): Promise<bigint[]> =>
+    g === 'queue' ? client.queueIdBatch(spec.appId, spec.gatePass, n) : g === 'segment' ? client.segmentIdBatch(spec.tag, n) : client.snowflakeIdBatch(spec.snowflakeKey, n);
+  const one = (g: Generator): Promise<bigint> =>
+    g === 'queue' ? client.queueId(spec.appId, spec.gatePass) : g === 'segment' ? client.segmentId(spec.tag) : client.snowflakeId(spec.snowflakeKey);
+  const tryOne = (g: Generator): bigint | undefined =>
+    g === 'queue' ? client.tryQueueId(spec.appId, spec.gatePass) : g === 'segment' ? client.trySegmentId(spec.tag) : undefined;
+
+  /** Runs `body` for `seconds`; returns IDs taken and HTTP requests made. */
+  const modes: Record<Mode, (g: Generator, until: number) => Promise<{ ids: number; requests: number }>> = {
+    'client batch 1000': async (g, until) => {
+      let ids = 0;
+      const before = fetchesOf(client, g);
+      while (performance.now() < until) {
+        for (let i = 0; i < 100; i++) {
+          ids += (await batch(g, 1000)).length;
+        }
+      }
+      return { ids, requests: fetchesOf(client, g) - before };
+    },
+    'client one by one (await)': async (g, until) => {
+      let ids = 0;
+      const before = fetchesOf(client, g);
+      while (performance.now() < until) {
+        for (let i = 0; i < 10_000; i++) {
+          await one(g);
+        }
+        ids += 10_000;
+      }
+      return { ids, requests: fetchesOf(client, g) - before };
+    },
+    'client one by one (sync try)': async (g, until) => {
+      let ids = 0;
+      const before = fetchesOf(client, g);
+      while (performance.now() < until) {
+        for (let i = 0; i < 10_000; i++) {
+          if (tryOne(g) === undefined) {
+            await one(g);
+          }
+        }
+        ids += 10_000;
+      }
+      return { ids, requests: fetchesOf(client, g) - before };
+    },
+    'HTTP GET, 1 ID per request': async (g, until) => http(spec.baseUrl + paths[g], HTTP_CONCURRENCY, 1, until),
+    'HTTP GET ?count=1000': async (g, until) =>
+      http(`${spec.baseUrl}${paths[g]}${paths[g].includes('?') ? '&' : '?'}count=1000`, HTTP_BATCH_CONCURRENCY, 1000, until),
+  };
+  const plan: Array<[Generator, Mode[]]> = [
+    ['queue', ['client batch 1000', 'client one by one (await)', 'client one by one (sync try)', 'HTTP GET, 1 ID per request', 'HTTP GET ?count=1000']],
+    ['segment', ['client batch 1000', 'client one by one (await)', 'client one by one (sync try)', 'HTTP GET, 1 ID per request', 'HTTP GET ?count=1000']],
+    ['snowflake', ['client batch 1000', 'client one by one (await)', 'HTTP GET, 1 ID per request', 'HTTP GET ?count=1000']],
+  ];
+  const samples = new Map<string, Array<{ idsPerSec: number; serverNs: number; clientNs: number; rps: number }>>();
+  for (const [g, list] of plan) {
+    // Warm-up: the buffer's lease size grows to the rate (Leaf's dynamic step), the JIT warms.
+    await modes['client batch 1000'](g, performance.now() + spec.warmupSeconds * 1000);
+    await modes['HTTP GET, 1 ID per request'](g, performance.now() + Math.min(1, spec.warmupSeconds) * 1000);
+    for (let run = 0; run < spec.runs; run++) {
+      for (const mode of list) {
+        const server0 = cpuMicros(spec.servicePid) ?? 0;
+        const client0 = processCpuNs();
+        const t0 = performance.now();
+        const { ids, requests } = await modes[mode](g, t0 + spec.seconds * 1000);
+        const seconds = (performance.now() - t0) / 1000;
+        const serverNs = ((cpuMicros(spec.servicePid) ?? 0) - server0) * 1000;
+        const clientNs = Number(processCpuNs() - client0);
+        const key = `${g}|${mode}`;
+        const list2 = samples.get(key) ?? [];
+        list2.push({ idsPerSec: ids / seconds, serverNs: serverNs / ids, clientNs: clientNs / ids, rps: requests / seconds });
+        samples.set(key, list2);
+      }
+    }
+  }
+  await client.close();
+  const out: ClientRate[] = [];
+  for (const [key, list] of samples) {
+    const [generator, mode] = key.split('|') as [Generator, Mode];
+    out.push({
+      generator,
+      mode,
+      idsPerSec: median(list.map((s) => s.idsPerSec)),
+      serverCpuNsPerId: median(list.map((s) => s.serverNs)),
+      clientCpuNsPerId: median(list.map((s) => s.clientNs)),
+      requestsPerSec: median(list.map((s) => s.rps)),
+      load1: loadavg()[0],
+    });
+  }
+  console.log(JSON.stringify(out));
+}
+
+function fetchesOf(client: ShardleafClient, g: Generator): number {
+  return client.buffers().filter((b) => b.generator === g).reduce((n, b) => n + b.fetches, 0);
+}
+
+/** `concurrency` loops of sequential GETs until `until`; every reply must be 200. */
+async function http(url: string, concurrency: number, idsPerRequest: number, until: number): Promise<{ ids: number; requests: number }> {
+  let requests = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const res = await fetch(url);
+        const body = await res.text();
+        if (res.status !== 200) {
+          throw new Error(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
+        }
+        requests++;
+      }
+    }),
+  );
+  return { ids: requests * idsPerRequest, requests };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+import { Controller, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { parseIntParam, parseRequiredString } from '../common/input';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MAX_LEASE_COUNT, parseLeaseCount } from '../lease/lease-input';
+import { MAX_APP_ID } from './core/queue-id-layout';
+import { QueueLeaseService } from './queue-lease.service';
+
+export interface QueueLeaseBody {
+  appId: number;
+  shard: number;
+  from: string;
+  to: string;
+  count: number;
+}
+
+/** `POST /api/id/{appId}/lease?gatePass=…&count=N`: a range of indexes of the gatePass's shard. */
+@Controller('api/id')
+export class QueueLeaseController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly service: QueueLeaseService,
+  ) {}
+
+  @Post(':appId/lease')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Lease a range of queue IDs (for a client that hands them out locally)',
+    description:
+      'Allocates at least `count` indexes of the shard of `gatePass` (whole steps of the app, cut at its max_limit_id) ' +
+      'from id_alloc and answers `{appId, shard, from, to, count}` (from/to decimal strings, inclusive). ' +
+      'The caller owns every ID `index << 14 | shard << 8 | appId` for `from <= index <= to` alone. ' +
+      'A lease whose reply is lost is a gap; a retry gets a new range. 410 QUEUE_EXHAUSTED when the shard is used up.',
+  })
+  @ApiParam({ name: 'appId', description: `0..${MAX_APP_ID}` })
+  @ApiQuery({ name: 'gatePass', required: true, description: 'selects the shard: abs(Java hashCode) % 64' })
+  @ApiQuery({ name: 'count', required: true, description: `indexes wanted, 1..${MAX_LEASE_COUNT} (rounded up to whole steps)` })
+  async lease(@Param('appId') appIdRaw: string, @Query() query: Record<string, unknown>): Promise<QueueLeaseBody> {
+    const appId = parseIntParam('appId', appIdRaw, 0, MAX_APP_ID);
+    const gatePass = parseRequiredString('gatePass', query.gatePass, this.config.queue.gatePassMaxLength);
+    const count = parseLeaseCount(query.count);
+    const lease = await this.service.lease(appId, gatePass, count);
+    return {
+      appId: lease.appId,
+      shard: lease.shard,
+      from: lease.from.toString(),
+      to: lease.to.toString(),
+      // At most MAX_LEASE_COUNT plus one step: far below 2^53.
+      count: Number(lease.to - lease.from + 1n),
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
+import { LeaseMonitor } from '../lease/lease-monitor';
+import { shardOf } from './core/queue-id-layout';
+import { IdAllocRepository } from './id-alloc.repository';
+
+/** A run of queue indexes owned by one caller: IDs are `index << 14 | shard << 8 | appId`. */
+export interface QueueLease {
+  appId: number;
+  shard: number;
+  /** First index, inclusive. */
+  from: bigint;
+  /** Last index, inclusive; never above the shard's max_limit_id. */
+  to: bigint;
+}
+
+/**
+ * `POST /api/id/{appId}/lease`: a range of indexes straight from `id_alloc`, with the refill's
+ * own allocation (IdAllocRepository.allocate: one `CALL shardleaf_id_alloc_next`, one round trip,
+ * whole steps, cut exactly at max_limit_id). Not from the Redis list: a lease is one row update
+ * whatever its size, where a pop costs Redis work per ID (docs/client.md, "Why id_alloc").
+ *
+ * Never twice: the row update hands the range to this call alone, whichever instance runs it; a
+ * reply lost on the way (DB or HTTP) loses the range (a gap), and a retried lease allocates a new
+ * one. A deleted app has no row any more: its lease answers 404 (the delete's tombstone keeps a
+ * re-created app above every range granted before).
+ */
+@Injectable()
+export class QueueLeaseService {
+  constructor(
+    private readonly repository: IdAllocRepository,
+    private readonly monitor: LeaseMonitor,
+  ) {}
+
+  async lease(appId: number, gatePass: string, count: number): Promise<QueueLease> {
+    const shard = shardOf(gatePass);
+    try {
+      const result = await this.repository.allocate(appId, shard, count);
+      if (result === null) {
+        throw new IdGenError(ErrorKind.QueueAppNotFound, `appId ${appId} shard ${shard} is not in id_alloc`);
+      }
+      if (result.segment === null) {
+        throw new IdGenError(
+          ErrorKind.QueueExhausted,
+          `appId ${appId} shard ${shard} has used up its ID space (max_limit_id); raise max_limit_id to continue`,
+        );
+      }
+      const { from, to } = result.segment;
+      this.monitor.record('queue', 'granted', to - from + 1n);
+      return { appId, shard, from, to };
+    } catch (err) {
+      this.monitor.record('queue', err instanceof IdGenError ? 'refused' : 'failed');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** The OK packet of an UPDATE (mysql2 through TypeORM's `query`). */
+interface UpdateResult {
+  affectedRows?: number;
+  /** LAST_INSERT_ID(expr): a number when below 2^53, a decimal string above (supportBigNumbers). */
+  insertId?: number | string;
+}
+
+/**
+ * The lease's row update on `leaf_alloc`: `max_id = max_id + count`, the new `max_id` read back
+ * in the same statement's reply (`LAST_INSERT_ID(expr)`): one autocommitted statement, one round
+ * trip, the row lock held only for it. The range is Leaf's: a fetch that moves `max_id` from M to
+ * M + n owns the IDs M .. M + n - 1 (SegmentBuffer.fill). The row's `step` is not used: a lease
+ * takes exactly `count`, and the generator's own fetches (`max_id + GREATEST(step, …)`) on any
+ * instance take the ranges after or before it.
+ */
+@Injectable()
+export class LeafAllocLeaseRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The new `max_id` after adding `count`, or null when the tag has no row (never created, or deleted). */
+  async advance(tag: string, count: number): Promise<bigint | null> {
+    const result: UpdateResult = await this.dataSource.query(
+      'UPDATE leaf_alloc SET max_id = LAST_INSERT_ID(max_id + ?) WHERE biz_tag = ?',
+      [count, tag],
+    );
+    if (Number(result.affectedRows) !== 1) {
+      return null;
+    }
+    if (result.insertId === undefined || result.insertId === null) {
+      throw new Error('leaf_alloc lease: the UPDATE reply carries no LAST_INSERT_ID');
+    }
+    return BigInt(result.insertId);
+  }
+}
