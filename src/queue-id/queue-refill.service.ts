@@ -16,6 +16,14 @@ import { pushRange } from './segment-push';
 /** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
 const LOCK_WAIT_RETRIES = 40;
 
+/**
+ * Refills of one sweep running at once on this instance (different shards; each under its own
+ * lock). A refill mostly waits for MySQL's commit and Redis, so a few at a time make a sweep of
+ * thousands of empty lists (a cold start) several times shorter; more would take the DB pool's
+ * connections from the request path's on-demand refills.
+ */
+const SWEEP_CONCURRENCY = 4;
+
 export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing';
 
 export interface RefillResult {
@@ -319,7 +327,8 @@ export class QueueRefillService implements BeforeApplicationShutdown {
 
   /**
    * The cron sweep of seed 001's `reloadSegment`: every shard whose list holds at most
-   * IDLE * step indexes gets one segment. A shard whose lock is held elsewhere is skipped.
+   * IDLE * step indexes gets one segment. A shard whose lock is held elsewhere is skipped. Refills
+   * run SWEEP_CONCURRENCY at a time.
    */
   async refillLowShards(): Promise<RefillSweep> {
     const sweep: RefillSweep = { checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 };
@@ -331,13 +340,12 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         targets.push({ appId: app.appId, shardId, step: shard.step });
       }
     }
-    if (targets.length === 0) {
-      return sweep;
-    }
+    // Lengths in pipelines of 1,000 (lengthsOf), so a sweep of thousands of lists never holds the event loop.
     const lengths = await lengthsOf(
       this.redis,
       targets.map((t) => this.keys.list(t.appId, t.shardId)),
     );
+    const low: Array<{ appId: number; shardId: number; size: number }> = [];
     for (let i = 0; i < targets.length; i++) {
       const t = targets[i];
       const [err, len] = lengths[i] ?? [new Error('no reply'), 0];
@@ -348,28 +356,35 @@ export class QueueRefillService implements BeforeApplicationShutdown {
       }
       // The shard's threshold: QUEUE_IDLE_RATIO × its current refill size (the step unless it grew here).
       const size = this.ahead.currentSize(t.appId, t.shardId, t.step);
-      if (!needsRefill(Number(len), size, this.config.queue.idleRatio)) {
-        continue;
-      }
-      try {
-        const result = await this.refillShard(t.appId, t.shardId, {
-          skipIfAtLeast: Math.floor(this.config.queue.idleRatio * size) + 1,
-          minWanted: 1,
-          lockRetries: 0,
-          adaptive: true,
-        });
-        if (result.status === 'refilled') {
-          sweep.refilled++;
-        } else if (result.status === 'busy') {
-          sweep.busy++;
-        } else if (result.status === 'exhausted') {
-          sweep.exhausted++;
-        }
-      } catch (err) {
-        sweep.failed++;
-        this.logger.warn(`refill of app ${t.appId} shard ${t.shardId} failed: ${(err as Error).message}`);
+      if (needsRefill(Number(len), size, this.config.queue.idleRatio)) {
+        low.push({ appId: t.appId, shardId: t.shardId, size });
       }
     }
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < low.length) {
+        const t = low[next++];
+        try {
+          const result = await this.refillShard(t.appId, t.shardId, {
+            skipIfAtLeast: Math.floor(this.config.queue.idleRatio * t.size) + 1,
+            minWanted: 1,
+            lockRetries: 0,
+            adaptive: true,
+          });
+          if (result.status === 'refilled') {
+            sweep.refilled++;
+          } else if (result.status === 'busy') {
+            sweep.busy++;
+          } else if (result.status === 'exhausted') {
+            sweep.exhausted++;
+          }
+        } catch (err) {
+          sweep.failed++;
+          this.logger.warn(`refill of app ${t.appId} shard ${t.shardId} failed: ${(err as Error).message}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SWEEP_CONCURRENCY, low.length) }, worker));
     return sweep;
   }
 }
