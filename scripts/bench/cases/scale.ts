@@ -28,8 +28,13 @@ interface SizePoint {
   shards: number;
   sweep: SweepTimes;
   warmStartMs: number;
+  /** Service CPU time (ms) used by the time it listened, lists full. */
+  warmStartCpuMs: number;
   coldStartMs: number;
+  coldStartCpuMs: number;
   scrapeMs: number;
+  /** Service CPU time (ms, 10 ms ticks) of the first scrape. */
+  scrapeCpuMs: number;
   scrapeCachedMs: number;
   redisBytes: number;
   rssBytes: number;
@@ -49,10 +54,10 @@ function rssOf(pid: number | undefined): number {
   }
 }
 
-async function timedStart(env: BenchEnv, extra: NodeJS.ProcessEnv): Promise<{ server: ServerProc; ms: number }> {
+async function timedStart(env: BenchEnv, extra: NodeJS.ProcessEnv): Promise<{ server: ServerProc; ms: number; cpuMs: number }> {
   const t0 = Date.now();
   const server = await startService(env, undefined, extra, START_TIMEOUT_MS);
-  return { server, ms: Date.now() - t0 };
+  return { server, ms: Date.now() - t0, cpuMs: (cpuMicros(server.child.pid) ?? Number.NaN) / 1000 };
 }
 
 async function scrape(server: ServerProc): Promise<number> {
@@ -109,8 +114,7 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
       const maker = await startService(env, undefined, { ...COMMON_ENV, QUEUE_REFILL_CRON: 'off' });
       try {
         for (let appId = created + 1; appId <= apps; appId++) {
-          const step = appId === HOT_APP ? 100_000 : 1000;
-          await admin(env, maker.port, 'POST', '/admin/apps', { appId, appName: `bench-scale-${appId}`, step });
+          await admin(env, maker.port, 'POST', '/admin/apps', { appId, appName: `bench-scale-${appId}`, step: 1000 });
         }
       } finally {
         await maker.stop();
@@ -131,10 +135,13 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
       // Start-up with every list full, then a scrape (state read), then a cached one.
       const warm = await timedStart(env, { ...COMMON_ENV, QUEUE_REFILL_CRON: 'off' });
       let scrapeMs: number;
+      let scrapeCpuMs: number;
       let scrapeCachedMs: number;
       let rssBytes: number;
       try {
+        const cpu0 = cpuMicros(warm.server.child.pid) ?? Number.NaN;
         scrapeMs = await scrape(warm.server);
+        scrapeCpuMs = ((cpuMicros(warm.server.child.pid) ?? Number.NaN) - cpu0) / 1000;
         scrapeCachedMs = await scrape(warm.server);
         rssBytes = rssOf(warm.server.child.pid);
       } finally {
@@ -149,19 +156,17 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
         shards: apps * 64,
         sweep,
         warmStartMs: warm.ms,
+        warmStartCpuMs: warm.cpuMs,
         coldStartMs: cold.ms,
+        coldStartCpuMs: cold.cpuMs,
         scrapeMs,
+        scrapeCpuMs,
         scrapeCachedMs,
         redisBytes,
         rssBytes,
       };
       points.push(point);
-      log(
-        `  ${apps} apps (${point.shards} lists): sweep ${sweep.fullMs.toFixed(0)} ms (all empty, ${sweep.full.refilled} refilled) / ` +
-          `${sweep.steadyMs.toFixed(1)} ms (all full); start ${warm.ms} ms (full) / ${cold.ms} ms (empty); ` +
-          `/metrics ${scrapeMs.toFixed(1)} ms (${scrapeCachedMs.toFixed(1)} cached); Redis ${(redisBytes / 2 ** 20).toFixed(1)} MiB; ` +
-          `RSS ${(rssBytes / 2 ** 20).toFixed(1)} MiB`,
-      );
+      log(`  ${apps} apps: ${describe(point)}`);
     }
     rows.push(...sizeRows(points));
     rows.push(...(await duringSweep(opts, env, redis, sizes[sizes.length - 1], log)));
@@ -169,6 +174,18 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
   } finally {
     redis.disconnect();
   }
+}
+
+/** Wall time, with CPU time (less sensitive to the machine's other load) in brackets. */
+function describe(p: SizePoint): string {
+  const ms = (wall: number, cpu: number): string => `${wall.toFixed(0)} ms (CPU ${cpu.toFixed(0)})`;
+  return (
+    `${p.shards} lists: sweep ${ms(p.sweep.fullMs, p.sweep.fullCpuMs)} all empty (${p.sweep.full.refilled} refilled), ` +
+    `${ms(p.sweep.steadyMs, p.sweep.steadyCpuMs)} all full; start-up ${ms(p.warmStartMs, p.warmStartCpuMs)} lists full, ` +
+    `${ms(p.coldStartMs, p.coldStartCpuMs)} lists empty; /metrics ${ms(p.scrapeMs, p.scrapeCpuMs)}, cached ` +
+    `${p.scrapeCachedMs.toFixed(0)} ms; Redis ${(p.redisBytes / 2 ** 20).toFixed(1)} MiB ` +
+    `(${(p.redisBytes / p.shards / 1024).toFixed(1)} KiB/list); RSS ${(p.rssBytes / 2 ** 20).toFixed(1)} MiB`
+  );
 }
 
 /** One row per size; the note of the largest says how each figure grew against the number of lists. */
@@ -182,24 +199,21 @@ function sizeRows(points: SizePoint[]): Row[] {
   };
   return points.map((p): Row => {
     const note =
-      `${p.shards} lists: sweep ${p.sweep.fullMs.toFixed(0)} ms all empty (${p.sweep.full.refilled} refilled), ` +
-      `${p.sweep.steadyMs.toFixed(1)} ms all full; start-up ${p.warmStartMs} ms lists full, ${p.coldStartMs} ms lists empty; ` +
-      `/metrics ${p.scrapeMs.toFixed(1)} ms (cached ${p.scrapeCachedMs.toFixed(1)}); ` +
-      `Redis ${(p.redisBytes / 2 ** 20).toFixed(1)} MiB (${(p.redisBytes / p.shards / 1024).toFixed(1)} KiB/list); ` +
-      `RSS ${(p.rssBytes / 2 ** 20).toFixed(1)} MiB` +
+      describe(p) +
       (p === last && points.length > 1
-        ? `; growth ÷ lists growth (${first.shards} → ${last.shards}; ≤ 1 linear): sweep empty ${growth((x) => x.sweep.fullMs)}, ` +
-          `sweep full ${growth((x) => x.sweep.steadyMs)}, start full ${growth((x) => x.warmStartMs)}, start empty ${growth((x) => x.coldStartMs)}, ` +
-          `/metrics ${growth((x) => x.scrapeMs)}, Redis ${growth((x) => x.redisBytes)}, RSS ${growth((x) => x.rssBytes)}`
+        ? `; CPU growth ÷ lists growth (${first.shards} → ${last.shards}; ≤ 1 linear): sweep empty ${growth((x) => x.sweep.fullCpuMs)}, ` +
+          `sweep full ${growth((x) => x.sweep.steadyCpuMs)}, start full ${growth((x) => x.warmStartCpuMs)}, ` +
+          `start empty ${growth((x) => x.coldStartCpuMs)}, /metrics ${growth((x) => x.scrapeCpuMs)}, ` +
+          `Redis memory ${growth((x) => x.redisBytes)}, RSS ${growth((x) => x.rssBytes)}`
         : '');
     return { case: `scale ${p.apps} apps × 64 shards`, subject: 'sweep, start-up, /metrics, memory', note };
   });
 }
 
 /**
- * p99 of queue gets on app 1 (64 shards, step 100,000: no refill of its own) while the cron sweep
- * refills every list of the other apps, against the same load while the sweeps find every list
- * full. Alternated, opts.runs rounds.
+ * p99 of queue gets on app 1 (64 shards; its own refills happen ahead of demand in both arms) while
+ * the cron sweep refills every list of the other apps, against the same load while the sweeps find
+ * every list full. Alternated, opts.runs rounds.
  */
 async function duringSweep(opts: BenchOptions, env: BenchEnv, redis: Redis, apps: number, log: (s: string) => void): Promise<Row[]> {
   log(`  request path during a sweep of ${(apps - 1) * 64} lists`);

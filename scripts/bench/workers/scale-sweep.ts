@@ -24,18 +24,22 @@ interface Spec {
 
 export interface SweepTimes {
   shards: number;
-  /** Every list empty: every shard refilled. */
+  /** Every list empty: every shard refilled. Wall time and this process's CPU time, ms. */
   fullMs: number;
+  fullCpuMs: number;
   full: RefillSweep;
   /** Every list full: lengths read, nothing refilled. */
   steadyMs: number;
+  steadyCpuMs: number;
   steady: RefillSweep;
 }
 
-async function timed(refill: QueueRefillService): Promise<{ ms: number; sweep: RefillSweep }> {
+async function timed(refill: QueueRefillService): Promise<{ ms: number; cpuMs: number; sweep: RefillSweep }> {
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   const sweep = await refill.refillLowShards();
-  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, sweep };
+  const cpu = process.cpuUsage(cpu0);
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: (cpu.user + cpu.system) / 1000, sweep };
 }
 
 async function main(): Promise<void> {
@@ -60,7 +64,15 @@ async function main(): Promise<void> {
   }
   const full = await timed(refill);
   const steady = await timed(refill);
-  const out: SweepTimes = { shards: lists.length, fullMs: full.ms, full: full.sweep, steadyMs: steady.ms, steady: steady.sweep };
+  const out: SweepTimes = {
+    shards: lists.length,
+    fullMs: full.ms,
+    fullCpuMs: full.cpuMs,
+    full: full.sweep,
+    steadyMs: steady.ms,
+    steadyCpuMs: steady.cpuMs,
+    steady: steady.sweep,
+  };
   console.log(JSON.stringify(out));
   redis.disconnect();
   await dataSource.destroy();
