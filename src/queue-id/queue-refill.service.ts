@@ -24,6 +24,17 @@ const LOCK_WAIT_RETRIES = 40;
  */
 const SWEEP_CONCURRENCY = 4;
 
+/**
+ * Background (ahead) refills running at once on this instance; more wait in a queue (their shard
+ * counts as in flight meanwhile, so it is never triggered twice). Shards filled together drain
+ * together: 64 shards of an app crossing their thresholds in the same second started 64 refills at
+ * once, whose pushes (up to 100,000 entries each, in script runs of 10,000) queued in Redis ahead
+ * of every pop — p99 of the request path went to ~220 ms (docs/performance.md, issue 16). Two at a
+ * time keep a pop behind at most two push runs; 64 refills of 1,000 still finish in well under a
+ * second, long before the lists reach empty.
+ */
+const AHEAD_CONCURRENCY = 2;
+
 export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing';
 
 export interface RefillResult {
@@ -67,8 +78,10 @@ export interface RefillSweep {
 export class QueueRefillService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(QueueRefillService.name);
   private readonly keys: QueueKeys;
-  /** Background (ahead) refills running on this instance. */
+  /** Background (ahead) refills running on this instance (at most AHEAD_CONCURRENCY). */
   private readonly running = new Set<Promise<void>>();
+  /** Background refills triggered while AHEAD_CONCURRENCY were running, in trigger order. */
+  private readonly waiting: Array<{ appId: number; shardId: number; step: number }> = [];
   /** Allocation failures already reported to the monitor (not counted twice). */
   private readonly recorded = new WeakSet<object>();
   private closing = false;
@@ -100,7 +113,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     await this.settled();
   }
 
-  /** Resolves when no background refill is running on this instance (they never reject). */
+  /** Resolves when no background refill is running or waiting on this instance (they never reject). */
   async settled(): Promise<void> {
     while (this.running.size > 0) {
       await Promise.all([...this.running]);
@@ -116,6 +129,26 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     if (this.closing || !this.ahead.afterPop(appId, shardId, step, lengthAfter)) {
       return;
     }
+    if (this.running.size >= AHEAD_CONCURRENCY) {
+      this.waiting.push({ appId, shardId, step });
+      return;
+    }
+    this.startAhead(appId, shardId, step);
+  }
+
+  /** Starts waiting background refills while fewer than AHEAD_CONCURRENCY run (none once closing). */
+  private startWaiting(): void {
+    while (this.running.size < AHEAD_CONCURRENCY && this.waiting.length > 0) {
+      const next = this.waiting.shift() as { appId: number; shardId: number; step: number };
+      if (this.closing) {
+        this.ahead.finished(next.appId, next.shardId);
+        continue;
+      }
+      this.startAhead(next.appId, next.shardId, next.step);
+    }
+  }
+
+  private startAhead(appId: number, shardId: number, step: number): void {
     const startedAt = process.hrtime.bigint();
     const run = this.refillAheadOf(appId, shardId, step)
       .catch((err: unknown) => {
@@ -127,6 +160,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
       .finally(() => {
         this.ahead.finished(appId, shardId);
         this.running.delete(run);
+        this.startWaiting();
       });
     this.running.add(run);
   }

@@ -16,10 +16,11 @@ import { gatePassPerShard } from './queue';
  * one cron sweep (every list empty, and every list full), start-up (lists full, and lists empty:
  * the start-up sweep fills them before the service listens), a `/metrics` scrape (first: the state
  * read, then cached), Redis memory and the service's RSS. Then, at the largest size, the request
- * path during a sweep that refills every other list: p99 of queue gets (app 1, 64 shards) with and
+ * path during a sweep that refills every other list: p99 of queue gets (app 0, 64 shards) with and
  * without that sweep, alternated.
  */
-const HOT_APP = 1;
+/** App ids are 0..apps-1 (256 apps use every id); the load of the p99 phase goes to app 0. */
+const HOT_APP = 0;
 /** Start-up with thousands of empty lists refills them all first: allow minutes. */
 const START_TIMEOUT_MS = 600_000;
 
@@ -79,12 +80,12 @@ async function deleteLists(redis: Redis, env: BenchEnv, apps: Iterable<number>):
   }
 }
 
-/** Waits until every list of apps 2..n holds something again (the sweep that refills them ended). */
+/** Waits until every list of apps 1..apps-1 holds something again (the sweep that refills them ended). */
 async function waitRefilled(redis: Redis, env: BenchEnv, apps: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const pipeline = redis.pipeline();
-    for (let app = 2; app <= apps; app++) {
+    for (let app = 1; app < apps; app++) {
       for (let shard = 0; shard < 64; shard++) {
         pipeline.llen(`${env.keyPrefix}idList_${app}_${shard}`);
       }
@@ -113,7 +114,7 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
       // Create the apps (admin API; crons off, so nothing is filled yet).
       const maker = await startService(env, undefined, { ...COMMON_ENV, QUEUE_REFILL_CRON: 'off' });
       try {
-        for (let appId = created + 1; appId <= apps; appId++) {
+        for (let appId = created; appId < apps; appId++) {
           await admin(env, maker.port, 'POST', '/admin/apps', { appId, appName: `bench-scale-${appId}`, step: 1000 });
         }
       } finally {
@@ -148,7 +149,7 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
         await warm.server.stop();
       }
       // Start-up with every list empty: the start-up sweep refills them all before listening.
-      await deleteLists(redis, env, Array.from({ length: apps }, (_, i) => i + 1));
+      await deleteLists(redis, env, Array.from({ length: apps }, (_, i) => i));
       const cold = await timedStart(env, { ...COMMON_ENV, QUEUE_REFILL_CRON: 'off' });
       await cold.server.stop();
       const point: SizePoint = {
@@ -211,7 +212,7 @@ function sizeRows(points: SizePoint[]): Row[] {
 }
 
 /**
- * p99 of queue gets on app 1 (64 shards; its own refills happen ahead of demand in both arms) while
+ * p99 of queue gets on app 0 (64 shards; its own refills happen ahead of demand in both arms) while
  * the cron sweep refills every list of the other apps, against the same load while the sweeps find
  * every list full. Alternated, opts.runs rounds.
  */
@@ -221,7 +222,7 @@ async function duringSweep(opts: BenchOptions, env: BenchEnv, redis: Redis, apps
   const paths = gatePassPerShard().map((g) => `/api/id/${HOT_APP}?gatePass=${encodeURIComponent(g)}`);
   const quiet: LoadResult[] = [];
   const busy: LoadResult[] = [];
-  const others = Array.from({ length: apps - 1 }, (_, i) => i + 2);
+  const others = Array.from({ length: apps - 1 }, (_, i) => i + 1);
   try {
     await runLoad({ port: server.port, paths, connections: opts.connections, durationS: opts.warmupS });
     for (let i = 0; i < opts.runs; i++) {
