@@ -336,7 +336,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
   /**
    * A batch's pop with refill-ahead on: `LPOP key n` and `LLEN key` sent together on the same
    * connection (one round trip, no script: a pop inside Lua converts every entry to a Lua string,
-   * ~5× Redis's CPU per entry of a plain LPOP). Not atomic: another client's pop or push between
+   * 5–9× Redis's CPU per entry of a plain LPOP). Not atomic: another client's pop or push between
    * the two moves the length a little, which only moves the refill-ahead trigger by as much (the
    * refill reads the length again under the lock). A failed LLEN leaves the length unknown (-1).
    */
