@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--runs N] [--duration S] [--connections C] [--only queue,batch,segment,snowflake,refill,ahead,client] [--keep-db]`
+ * `npm run bench [-- --quick] [--runs N] [--duration S] [--connections C] [--only queue,batch,segment,snowflake,refill,ahead,client,scale] [--keep-db]`
  *
  * Builds dist/ if stale, (re)creates the bench database (BENCH_MYSQL_URL, default
  * mysql://root@127.0.0.1:3306, database shardleaf_bench), then runs every case with the service and
@@ -11,6 +11,7 @@ import { aheadCase } from './cases/ahead';
 import { clientCase } from './cases/client';
 import { queueBatchCase, queueSingleCase } from './cases/queue';
 import { refillCase } from './cases/refill';
+import { scaleCase } from './cases/scale';
 import { segmentCase } from './cases/segment';
 import { snowflakeCase } from './cases/snowflake';
 import { benchEnv, cleanRedis, dropDatabase, ensureBuild, recreateDatabase } from './lib/bench-env';
@@ -50,6 +51,9 @@ async function main(): Promise<void> {
     }
     if (wants(opts, 'client')) {
       rows.push(...(await clientCase(opts, env, log)));
+    }
+    if (wants(opts, 'scale')) {
+      rows.push(...(await scaleCase(opts, env, log)));
     }
   } finally {
     const deleted = await cleanRedis(env);

@@ -25,8 +25,11 @@ export interface DirectRoute<C = unknown> {
   controller: Type<C>;
   /** The controller method serving the route, for the enhancer check. */
   handler: keyof C & string;
-  /** Calls the controller method with what its decorators would have extracted. */
-  call(controller: C, params: Record<string, string>, query: Record<string, unknown>): unknown;
+  /**
+   * Calls the controller method with what its decorators would have extracted (`reply` for a
+   * method with `@Res({ passthrough: true })`, e.g. to set a header).
+   */
+  call(controller: C, params: Record<string, string>, query: Record<string, unknown>, reply: DirectReply): unknown;
 }
 
 /** What the handler uses of Fastify's request and reply (structural: Nest carries its own Fastify). */
@@ -36,7 +39,7 @@ interface DirectRequest {
   params: Record<string, string>;
   query: Record<string, unknown>;
 }
-interface DirectReply {
+export interface DirectReply {
   callNotFound(): void;
   status(code: number): DirectReply;
   header(name: string, value: string): DirectReply;
@@ -90,7 +93,7 @@ function directHandler<C>(route: DirectRoute<C>, controller: C) {
       }
     }
     try {
-      return await route.call(controller, params, request.query);
+      return await route.call(controller, params, request.query, reply);
     } catch (err) {
       const { status, body } = toErrorResponse(err, request.id);
       return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);

@@ -1,10 +1,15 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DirectRoute } from '../common/direct-routes';
 import { parseCount, parseIntParam, parseRequiredString } from '../common/input';
 import { MAX_APP_ID } from './core/queue-id-layout';
 import { QueueIdService } from './queue-id.service';
+
+/** What the controller uses of Fastify's reply. */
+interface JsonReply {
+  header(name: string, value: string): unknown;
+}
 
 /** `GET /api/id/{appId}?gatePass=…[&count=N]`: text/plain ID, or JSON `{ids}` for a batch. */
 @Controller('api/id')
@@ -18,15 +23,18 @@ export class QueueIdController {
   async get(
     @Param('appId') appIdRaw: string,
     @Query() query: Record<string, unknown>,
-  ): Promise<string | { ids: string[] }> {
+    @Res({ passthrough: true }) reply: JsonReply,
+  ): Promise<string> {
     const appId = parseIntParam('appId', appIdRaw, 0, MAX_APP_ID);
     const gatePass = parseRequiredString('gatePass', query.gatePass, this.config.queue.gatePassMaxLength);
     const count = parseCount(query.count, this.config.queue.maxBatch);
-    const ids = await this.service.get(appId, gatePass, count ?? 1);
     if (count === undefined) {
-      return ids[0].toString();
+      return (await this.service.get(appId, gatePass, 1))[0].toString();
     }
-    return { ids: ids.map((id) => id.toString()) };
+    // `{"ids":[…]}` written by the service (the same bytes JSON.stringify would give).
+    const body = await this.service.getBatchJson(appId, gatePass, count);
+    reply.header('content-type', 'application/json; charset=utf-8');
+    return body;
   }
 }
 
@@ -36,5 +44,5 @@ export const QUEUE_ID_DIRECT_ROUTE: DirectRoute<QueueIdController> = {
   url: '/api/id/:appId',
   controller: QueueIdController,
   handler: 'get',
-  call: (controller, params, query) => controller.get(params.appId, query),
+  call: (controller, params, query, reply) => controller.get(params.appId, query, reply),
 };

@@ -16,6 +16,25 @@ import { pushRange } from './segment-push';
 /** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
 const LOCK_WAIT_RETRIES = 40;
 
+/**
+ * Refills of one sweep running at once on this instance (different shards; each under its own
+ * lock). A refill mostly waits for MySQL's commit and Redis, so a few at a time make a sweep of
+ * thousands of empty lists (a cold start) several times shorter; more would take the DB pool's
+ * connections from the request path's on-demand refills.
+ */
+const SWEEP_CONCURRENCY = 4;
+
+/**
+ * Background (ahead) refills running at once on this instance; more wait in a queue (their shard
+ * counts as in flight meanwhile, so it is never triggered twice). Shards filled together drain
+ * together: 64 shards of an app crossing their thresholds in the same second started 64 refills at
+ * once, whose pushes (up to 100,000 entries each, in script runs of 10,000) queued in Redis ahead
+ * of every pop — p99 of the request path went to ~220 ms (docs/performance.md, issue 16). Two at a
+ * time keep a pop behind at most two push runs; 64 refills of 1,000 still finish in well under a
+ * second, long before the lists reach empty.
+ */
+const AHEAD_CONCURRENCY = 2;
+
 export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing';
 
 export interface RefillResult {
@@ -59,8 +78,10 @@ export interface RefillSweep {
 export class QueueRefillService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(QueueRefillService.name);
   private readonly keys: QueueKeys;
-  /** Background (ahead) refills running on this instance. */
+  /** Background (ahead) refills running on this instance (at most AHEAD_CONCURRENCY). */
   private readonly running = new Set<Promise<void>>();
+  /** Background refills triggered while AHEAD_CONCURRENCY were running, in trigger order. */
+  private readonly waiting: Array<{ appId: number; shardId: number; step: number }> = [];
   /** Allocation failures already reported to the monitor (not counted twice). */
   private readonly recorded = new WeakSet<object>();
   private closing = false;
@@ -92,7 +113,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     await this.settled();
   }
 
-  /** Resolves when no background refill is running on this instance (they never reject). */
+  /** Resolves when no background refill is running or waiting on this instance (they never reject). */
   async settled(): Promise<void> {
     while (this.running.size > 0) {
       await Promise.all([...this.running]);
@@ -108,6 +129,26 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     if (this.closing || !this.ahead.afterPop(appId, shardId, step, lengthAfter)) {
       return;
     }
+    if (this.running.size >= AHEAD_CONCURRENCY) {
+      this.waiting.push({ appId, shardId, step });
+      return;
+    }
+    this.startAhead(appId, shardId, step);
+  }
+
+  /** Starts waiting background refills while fewer than AHEAD_CONCURRENCY run (none once closing). */
+  private startWaiting(): void {
+    while (this.running.size < AHEAD_CONCURRENCY && this.waiting.length > 0) {
+      const next = this.waiting.shift() as { appId: number; shardId: number; step: number };
+      if (this.closing) {
+        this.ahead.finished(next.appId, next.shardId);
+        continue;
+      }
+      this.startAhead(next.appId, next.shardId, next.step);
+    }
+  }
+
+  private startAhead(appId: number, shardId: number, step: number): void {
     const startedAt = process.hrtime.bigint();
     const run = this.refillAheadOf(appId, shardId, step)
       .catch((err: unknown) => {
@@ -119,6 +160,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
       .finally(() => {
         this.ahead.finished(appId, shardId);
         this.running.delete(run);
+        this.startWaiting();
       });
     this.running.add(run);
   }
@@ -291,6 +333,23 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     return popWithLength(this.redis, listKey, n);
   }
 
+  /**
+   * A batch's pop with refill-ahead on: `LPOP key n` and `LLEN key` sent together on the same
+   * connection (one round trip, no script: a pop inside Lua converts every entry to a Lua string,
+   * 5–9× Redis's CPU per entry of a plain LPOP). Not atomic: another client's pop or push between
+   * the two moves the length a little, which only moves the refill-ahead trigger by as much (the
+   * refill reads the length again under the lock). A failed LLEN leaves the length unknown (-1).
+   */
+  async popThenLength(listKey: string, n: number): Promise<Popped> {
+    const popped = this.redis.lpopBuffer(listKey, n);
+    const length = this.redis.llen(listKey).then(Number, () => -1);
+    const entries = await popped.catch(async (err: unknown) => {
+      await length;
+      throw err;
+    });
+    return { entries: entries ?? [], length: await length };
+  }
+
   /** LPOP of up to n entries: one round trip, with a count for n > 1. */
   async pop(listKey: string, n: number): Promise<string[]> {
     if (n === 1) {
@@ -302,7 +361,8 @@ export class QueueRefillService implements BeforeApplicationShutdown {
 
   /**
    * The cron sweep of seed 001's `reloadSegment`: every shard whose list holds at most
-   * IDLE * step indexes gets one segment. A shard whose lock is held elsewhere is skipped.
+   * IDLE * step indexes gets one segment. A shard whose lock is held elsewhere is skipped. Refills
+   * run SWEEP_CONCURRENCY at a time.
    */
   async refillLowShards(): Promise<RefillSweep> {
     const sweep: RefillSweep = { checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 };
@@ -314,13 +374,12 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         targets.push({ appId: app.appId, shardId, step: shard.step });
       }
     }
-    if (targets.length === 0) {
-      return sweep;
-    }
+    // Lengths in pipelines of 1,000 (lengthsOf), so a sweep of thousands of lists never holds the event loop.
     const lengths = await lengthsOf(
       this.redis,
       targets.map((t) => this.keys.list(t.appId, t.shardId)),
     );
+    const low: Array<{ appId: number; shardId: number; size: number }> = [];
     for (let i = 0; i < targets.length; i++) {
       const t = targets[i];
       const [err, len] = lengths[i] ?? [new Error('no reply'), 0];
@@ -331,28 +390,35 @@ export class QueueRefillService implements BeforeApplicationShutdown {
       }
       // The shard's threshold: QUEUE_IDLE_RATIO × its current refill size (the step unless it grew here).
       const size = this.ahead.currentSize(t.appId, t.shardId, t.step);
-      if (!needsRefill(Number(len), size, this.config.queue.idleRatio)) {
-        continue;
-      }
-      try {
-        const result = await this.refillShard(t.appId, t.shardId, {
-          skipIfAtLeast: Math.floor(this.config.queue.idleRatio * size) + 1,
-          minWanted: 1,
-          lockRetries: 0,
-          adaptive: true,
-        });
-        if (result.status === 'refilled') {
-          sweep.refilled++;
-        } else if (result.status === 'busy') {
-          sweep.busy++;
-        } else if (result.status === 'exhausted') {
-          sweep.exhausted++;
-        }
-      } catch (err) {
-        sweep.failed++;
-        this.logger.warn(`refill of app ${t.appId} shard ${t.shardId} failed: ${(err as Error).message}`);
+      if (needsRefill(Number(len), size, this.config.queue.idleRatio)) {
+        low.push({ appId: t.appId, shardId: t.shardId, size });
       }
     }
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < low.length) {
+        const t = low[next++];
+        try {
+          const result = await this.refillShard(t.appId, t.shardId, {
+            skipIfAtLeast: Math.floor(this.config.queue.idleRatio * t.size) + 1,
+            minWanted: 1,
+            lockRetries: 0,
+            adaptive: true,
+          });
+          if (result.status === 'refilled') {
+            sweep.refilled++;
+          } else if (result.status === 'busy') {
+            sweep.busy++;
+          } else if (result.status === 'exhausted') {
+            sweep.exhausted++;
+          }
+        } catch (err) {
+          sweep.failed++;
+          this.logger.warn(`refill of app ${t.appId} shard ${t.shardId} failed: ${(err as Error).message}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SWEEP_CONCURRENCY, low.length) }, worker));
     return sweep;
   }
 }

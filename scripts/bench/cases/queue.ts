@@ -27,7 +27,7 @@ interface ShardView {
 }
 
 /** Refills every shard of the app (one segment each) until each list holds at least `min`. */
-async function topUp(env: BenchEnv, port: number, appId: number, min: number): Promise<void> {
+export async function topUp(env: BenchEnv, port: number, appId: number, min: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const view = (await admin(env, port, 'GET', `/admin/apps/${appId}`)) as { shards: ShardView[] };
     if (Math.min(...view.shards.map((s) => s.queueLength)) >= min) {

@@ -19,7 +19,7 @@ export interface BenchOptions {
   profileDir: string | undefined;
 }
 
-export const CASES = ['queue', 'batch', 'segment', 'snowflake', 'refill', 'ahead', 'client'] as const;
+export const CASES = ['queue', 'batch', 'segment', 'snowflake', 'refill', 'ahead', 'client', 'scale'] as const;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');

@@ -4,8 +4,16 @@ import { join } from 'node:path';
 import { BenchEnv, databaseUrl } from './bench-env';
 import { ROOT, ServerProc, TS_NODE, freePort, startServer } from './proc';
 
-/** The real service from dist/ on a free port, with the bench database and key prefix. */
-export async function startService(env: BenchEnv, profileDir?: string, extra: NodeJS.ProcessEnv = {}): Promise<ServerProc> {
+/**
+ * The real service from dist/ on a free port, with the bench database and key prefix. `timeoutMs`:
+ * how long to wait for it to listen (startServer's default when not given).
+ */
+export async function startService(
+  env: BenchEnv,
+  profileDir?: string,
+  extra: NodeJS.ProcessEnv = {},
+  timeoutMs?: number,
+): Promise<ServerProc> {
   const port = await freePort();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   return startServer(
@@ -26,6 +34,7 @@ export async function startService(env: BenchEnv, profileDir?: string, extra: No
       ...extra,
     },
     port,
+    timeoutMs,
   );
 }
 

@@ -37,11 +37,26 @@ export async function deleteKeys(redis: RedisClient, keys: readonly string[]): P
   return redis.del(...keys);
 }
 
-/** LLEN of many lists as `[error, length]` pairs, in order: one pipeline, or per key on a Cluster. */
+/**
+ * Keys per pipeline (or per batch of commands on a Cluster) in `lengthsOf`: the replies of one
+ * pipeline are parsed in one go, so a pipeline of every list (16,384 for 256 apps) would hold the
+ * event loop — and every request waiting on it — for tens of milliseconds.
+ */
+const LENGTHS_CHUNK = 1000;
+
+/**
+ * LLEN of many lists as `[error, length]` pairs, in order: pipelines of LENGTHS_CHUNK keys, one
+ * after the other, or per key on a Cluster (LENGTHS_CHUNK at a time).
+ */
 export async function lengthsOf(redis: RedisClient, keys: readonly string[]): Promise<Array<[Error | null, number]>> {
-  if (keys.length === 0) {
-    return [];
+  const out: Array<[Error | null, number]> = [];
+  for (let first = 0; first < keys.length; first += LENGTHS_CHUNK) {
+    out.push(...(await lengthsOfChunk(redis, keys.slice(first, first + LENGTHS_CHUNK))));
   }
+  return out;
+}
+
+async function lengthsOfChunk(redis: RedisClient, keys: readonly string[]): Promise<Array<[Error | null, number]>> {
   if (redis instanceof Cluster) {
     return Promise.all(
       keys.map((key) =>

@@ -129,6 +129,10 @@ describe('admin dashboard in headless Chromium', () => {
     await page.waitForFunction(
       () => (globalThis as unknown as PageGlobal).document.querySelector('#shards tr[data-shard="7"] td:nth-child(2)')?.textContent === '300',
     );
+    // The apps table is reloaded by its own request, in parallel with the shards table: wait for it too.
+    await page.waitForFunction(
+      () => (globalThis as unknown as PageGlobal).document.querySelector('#apps tr[data-app-id="42"] td:nth-child(5)')?.textContent === '19200',
+    );
     expect(await page.textContent('#apps tr[data-app-id="42"] td:nth-child(5)')).toBe(String(64 * 300));
     // This instance's refill size of the shard (the step: no refill has grown it).
     expect(await page.textContent('#shards tr[data-shard="7"] td:nth-child(5)')).toBe('300');

@@ -1,0 +1,88 @@
+import { loadConfig } from '../../../src/config/load-config';
+import { LockService } from '../../../src/infra/redis/lock.service';
+import { RedisClient } from '../../../src/infra/redis/redis.tokens';
+import { AppRegistry } from '../../../src/queue-id/core/app-registry';
+import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
+import { QueueRefillService, RefillResult } from '../../../src/queue-id/queue-refill.service';
+
+/**
+ * Background (ahead) refills on one instance: at most two run at once, the others wait in trigger
+ * order and start as running ones finish; a shard waiting counts as in flight (not triggered
+ * again); at shutdown the waiting ones are dropped and the running ones awaited.
+ */
+describe('QueueRefillService: background refills run two at a time', () => {
+  const config = loadConfig({
+    DATABASE_URL: 'mysql://u:p@127.0.0.1:1/db',
+    REDIS_URL: 'redis://127.0.0.1:1',
+    KEY_PREFIX: 'unit.',
+    SNOWFLAKE_MODE: 'off',
+  });
+
+  function setUp() {
+    const service = new QueueRefillService(
+      config,
+      {} as RedisClient,
+      {} as LockService,
+      {} as IdAllocRepository,
+      new AppRegistry(),
+    );
+    const started: number[] = [];
+    const finish = new Map<number, () => void>();
+    jest.spyOn(service, 'refillShard').mockImplementation(
+      (_appId: number, shardId: number) =>
+        new Promise<RefillResult>((resolve) => {
+          started.push(shardId);
+          finish.set(shardId, () => resolve({ status: 'refilled', pushed: 1000 }));
+        }),
+    );
+    return { service, started, finish };
+  }
+
+  const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('starts two, queues the rest in order, and starts the next as one finishes', async () => {
+    const { service, started, finish } = setUp();
+    for (const shard of [1, 2, 3, 4]) {
+      service.afterPop(9, shard, 1000, 0);
+    }
+    // A shard already running or waiting is not triggered again.
+    service.afterPop(9, 1, 1000, 0);
+    service.afterPop(9, 3, 1000, 0);
+    await tick();
+    expect(started).toEqual([1, 2]);
+    finish.get(2)?.();
+    await tick();
+    expect(started).toEqual([1, 2, 3]);
+    finish.get(1)?.();
+    await tick();
+    expect(started).toEqual([1, 2, 3, 4]);
+    finish.get(3)?.();
+    finish.get(4)?.();
+    await service.settled();
+    // Finished shards can be triggered again.
+    service.afterPop(9, 1, 1000, 0);
+    await tick();
+    expect(started).toEqual([1, 2, 3, 4, 1]);
+    finish.get(1)?.();
+    await service.settled();
+  });
+
+  it('drops the waiting refills at shutdown and awaits the running ones', async () => {
+    const { service, started, finish } = setUp();
+    for (const shard of [1, 2, 3, 4]) {
+      service.afterPop(9, shard, 1000, 0);
+    }
+    await tick();
+    const closed = service.beforeApplicationShutdown();
+    let done = false;
+    void closed.then(() => (done = true));
+    await tick();
+    expect(done).toBe(false);
+    finish.get(1)?.();
+    finish.get(2)?.();
+    await closed;
+    expect(started).toEqual([1, 2]);
+    expect(service.ahead.inFlight(9, 3)).toBe(false);
+    expect(service.ahead.inFlight(9, 4)).toBe(false);
+  });
+});
