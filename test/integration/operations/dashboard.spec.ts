@@ -77,9 +77,14 @@ describe('admin dashboard in headless Chromium', () => {
     expect(await depthOf(7)).toBe('0');
 
     await page.click('#refill');
-    await page.waitForFunction(
-      () => (globalThis as unknown as PageGlobal).document.querySelector('#shards tr[data-shard="7"] td:nth-child(2)')?.textContent === '300',
-    );
+    // The page reloads the shards and the apps table with separate requests: wait for both.
+    await page.waitForFunction(() => {
+      const doc = (globalThis as unknown as PageGlobal).document;
+      return (
+        doc.querySelector('#shards tr[data-shard="7"] td:nth-child(2)')?.textContent === '300' &&
+        doc.querySelector('#apps tr[data-app-id="42"] td:nth-child(5)')?.textContent === String(64 * 300)
+      );
+    });
     expect(await page.textContent('#apps tr[data-app-id="42"] td:nth-child(5)')).toBe(String(64 * 300));
     // This instance's refill size of the shard (the step: no refill has grown it).
     expect(await page.textContent('#shards tr[data-shard="7"] td:nth-child(5)')).toBe('300');
