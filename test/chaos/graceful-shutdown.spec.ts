@@ -66,7 +66,14 @@ describe('graceful shutdown on SIGTERM', () => {
       const res = await fetch(`${service.baseUrl}/api/id/1?gatePass=user-${i}&count=1000`);
       return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: await res.text() };
     });
-    await service.process.waitForLine(/TEST_REFILL_DELAY_MS: holding/, 30_000, since);
+    // SIGTERM only once every request is in flight: each one's refill (6 distinct shards) holds.
+    // Waiting for the first only raced the other five under load (they arrived after the SIGTERM).
+    const holding = new Set<string>();
+    for (let offset = since; holding.size < 6; ) {
+      const m = await service.process.waitForLine(/TEST_REFILL_DELAY_MS: holding (\S+)/, 30_000, offset);
+      holding.add(m[1]);
+      offset += m.index + m[0].length;
+    }
     service.up = false;
     await stopAndWait(service);
 

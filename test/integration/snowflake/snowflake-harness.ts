@@ -35,7 +35,7 @@ export async function startSnowflakeApp(config: AppConfig): Promise<NestFastifyA
 
 /** The error message a refused start rejects with (fails the test when the start succeeds). */
 export async function startRefusal(config: AppConfig): Promise<string> {
-  let app: NestFastifyApplication | null = null;
+  let app: NestFastifyApplication;
   try {
     app = await startSnowflakeApp(config);
   } catch (err) {
