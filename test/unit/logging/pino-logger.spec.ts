@@ -40,6 +40,36 @@ describe('structured logs', () => {
     await app.close();
   });
 
+  it('writes what a route logs through request.log with its reqId, and nothing below the level', async () => {
+    const { lines, stream } = capture();
+    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    app.get('/warns', async (request) => {
+      request.log.info('hidden: Fastify logs at warn unless LOG_LEVEL is debug');
+      request.log.warn({ shard: 7 }, 'list low');
+      request.log.child({ part: 'inner' }).error('inner failure');
+      return 'ok';
+    });
+    await app.ready();
+    await app.inject({ url: '/warns', headers: { 'x-request-id': 'req-7' } });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ level: 'warn', msg: 'list low', shard: 7, reqId: 'req-7', service: 'shardleaf' });
+    expect(lines[1]).toMatchObject({ level: 'error', msg: 'inner failure', part: 'inner', reqId: 'req-7' });
+    await app.close();
+  });
+
+  it('gives a route with its own logLevel a logger at that level', async () => {
+    const { lines, stream } = capture();
+    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    app.get('/chatty', { logLevel: 'info' }, async (request) => {
+      request.log.info('shown at the route level');
+      return 'ok';
+    });
+    await app.ready();
+    await app.inject({ url: '/chatty', headers: { 'x-request-id': 'req-8' } });
+    expect(lines.filter((l) => l.msg === 'shown at the route level' && l.reqId === 'req-8')).toHaveLength(1);
+    await app.close();
+  });
+
   it('logs each request with its reqId at debug', async () => {
     const { app, lines } = await appAt('debug');
     await app.inject({ url: '/x', headers: { 'x-request-id': 'req-42' } });
