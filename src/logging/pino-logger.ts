@@ -142,10 +142,11 @@ export function fastifyLogOptions(level: Level, root: PinoLogger) {
   return {
     // Fastify logs each request at info: its logger starts at warn unless LOG_LEVEL is debug/verbose.
     loggerInstance: level === 'debug' || level === 'verbose' ? root : root.child({}, { level: 'warn' }),
-    // request.log: built on first use (a route with its own logLevel or serializers gets a child now).
-    // (Fastify's logger is the pino logger above, typed by Fastify as its FastifyBaseLogger.)
+    // request.log: built on first use (a route with its own logLevel or serializers gets a child now;
+    // Fastify passes level '' for a route without one). Fastify's logger is the pino logger above,
+    // typed by Fastify as its FastifyBaseLogger.
     childLoggerFactory: (logger: unknown, bindings: pino.Bindings, opts: pino.ChildLoggerOptions): PinoLogger =>
-      opts.level !== undefined || opts.serializers !== undefined
+      (opts.level !== undefined && opts.level !== '') || opts.serializers !== undefined
         ? (logger as PinoLogger).child(bindings, opts)
         : (new LazyRequestLogger(logger as PinoLogger, bindings) as unknown as PinoLogger),
     // Logged as `reqId`: the client's x-request-id when it is a plain token, else a new id.

@@ -1,6 +1,12 @@
 import Fastify from 'fastify';
 import { Logger } from '@nestjs/common';
-import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from '../../../src/logging/pino-logger';
+import {
+  LazyRequestLogger,
+  PinoNestLogger,
+  createRootLogger,
+  fastifyLogOptions,
+  installRequestIdEcho,
+} from '../../../src/logging/pino-logger';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -54,6 +60,21 @@ describe('structured logs', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ level: 'warn', msg: 'list low', shard: 7, reqId: 'req-7', service: 'shardleaf' });
     expect(lines[1]).toMatchObject({ level: 'error', msg: 'inner failure', part: 'inner', reqId: 'req-7' });
+    await app.close();
+  });
+
+  it('builds no pino child for a request that logs nothing (request.log is made on first use)', async () => {
+    const { lines, stream } = capture();
+    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    let log: unknown;
+    app.get('/quiet', async (request) => {
+      log = request.log;
+      return 'ok';
+    });
+    await app.ready();
+    await app.inject({ url: '/quiet' });
+    expect(log).toBeInstanceOf(LazyRequestLogger);
+    expect(lines).toEqual([]);
     await app.close();
   });
 
