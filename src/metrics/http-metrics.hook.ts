@@ -10,6 +10,13 @@ const ID_ROUTES: Record<string, string> = {
 
 const ERROR_KIND = /"error":"([A-Z_]{1,64})"/;
 
+/** The three counters (prom-client; values read from the in-process counts on every get/scrape). */
+export interface HttpCounters {
+  requests: Counter<'method' | 'route' | 'status'>;
+  errors: Counter<'route' | 'status' | 'error'>;
+  idsIssued: Counter<'generator'>;
+}
+
 /** One label set of a counter and its count so far. */
 interface Cell {
   labels: Record<string, string | number>;
@@ -72,7 +79,7 @@ function countedIn<L extends string>(
  * and IDs issued by generator. No logging; per request a few Map lookups and additions, the
  * prom-client counters are filled from the counts when scraped.
  */
-export function installHttpMetrics(fastify: FastifyInstance, register: Registry): void {
+export function installHttpMetrics(fastify: FastifyInstance, register: Registry): HttpCounters {
   const requests = new Cells<string, string, number>(['method', 'route', 'status']);
   const errors = new Cells<string, number, string>(['route', 'status', 'error']);
   // One label only: the generator's cell, found by route pattern.
@@ -83,12 +90,12 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
     ids.set(route, cell);
     idCells.push(cell);
   }
-  countedIn(
+  const requestsCounter = countedIn(
     register,
     { name: 'shardleaf_http_requests_total', help: 'HTTP replies by method, route pattern and status', labelNames: ['method', 'route', 'status'] },
     () => requests.all,
   );
-  countedIn(
+  const errorsCounter = countedIn(
     register,
     {
       name: 'shardleaf_http_errors_total',
@@ -98,7 +105,7 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
     () => errors.all,
   );
   // A generator that has issued nothing yet has no series (as when prom-client counted).
-  countedIn(
+  const idsCounter = countedIn(
     register,
     { name: 'shardleaf_ids_issued_total', help: 'IDs handed out, by generator (queue, segment, snowflake)', labelNames: ['generator'] },
     () => idCells.filter((c) => c.value > 0),
@@ -120,4 +127,5 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
     }
     done(null, payload);
   });
+  return { requests: requestsCounter, errors: errorsCounter, idsIssued: idsCounter };
 }

@@ -11,7 +11,7 @@ function sample(text: string, series: string): number | undefined {
 async function appWithMetrics() {
   const register = new Registry();
   const app = Fastify();
-  installHttpMetrics(app, register);
+  const counters = installHttpMetrics(app, register);
   app.get('/api/id/:appId', async (request, reply) => {
     const { count } = request.query as { count?: string };
     if (request.params && (request.params as { appId: string }).appId === 'bad') {
@@ -21,7 +21,7 @@ async function appWithMetrics() {
   });
   app.get('/api/segment/get/:key', async () => '2');
   await app.ready();
-  return { app, register };
+  return { app, register, counters };
 }
 
 describe('HTTP metrics hook', () => {
@@ -42,6 +42,14 @@ describe('HTTP metrics hook', () => {
     expect(sample(text, 'shardleaf_ids_issued_total{generator="segment"}')).toBe(1);
     // No series for a generator that issued nothing.
     expect(text).not.toContain('generator="snowflake"');
+    await app.close();
+  });
+
+  it('gives the counts to a counter read directly (get), as on scrape', async () => {
+    const { app, counters } = await appWithMetrics();
+    await app.inject({ url: '/api/id/1?gatePass=a&count=3' });
+    const ids = (await counters.idsIssued.get()).values;
+    expect(ids).toEqual([{ labels: { generator: 'queue' }, value: 3 }]);
     await app.close();
   });
 
