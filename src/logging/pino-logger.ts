@@ -73,14 +73,83 @@ export class PinoNestLogger implements LoggerService {
 }
 
 /**
- * Fastify's own logging on the same pino root: request ids from `x-request-id` (or a new UUID),
+ * Fastify's per-request logger (`request.log`, bound to the request id), made on first use: the
+ * pino child (bindings serialised, level methods set up: ~1.5 µs) is only built when something is
+ * logged at an enabled level, which at LOG_LEVEL=log/warn/error is almost never (a queue-ID request
+ * costs ~25 µs of CPU in all; docs/performance.md "Hot path (#11)"). Same lines as an eager child.
+ */
+export class LazyRequestLogger {
+  private real: PinoLogger | undefined;
+
+  constructor(
+    private readonly parent: PinoLogger,
+    private readonly bound: pino.Bindings,
+  ) {}
+
+  private get logger(): PinoLogger {
+    return (this.real ??= this.parent.child(this.bound));
+  }
+
+  get level(): string {
+    return (this.real ?? this.parent).level;
+  }
+  set level(level: string) {
+    this.logger.level = level;
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.real ?? this.parent).isLevelEnabled(level);
+  }
+  bindings(): pino.Bindings {
+    return this.logger.bindings();
+  }
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): PinoLogger {
+    return this.logger.child(bindings, options);
+  }
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+  silent(): void {}
+
+  private write(level: pino.Level, args: unknown[]): void {
+    if (this.real === undefined && !this.parent.isLevelEnabled(level)) {
+      return;
+    }
+    const logger = this.logger;
+    Reflect.apply(logger[level], logger, args);
+  }
+}
+
+/**
+ * Fastify's own logging on the same pino root: request ids from `x-request-id` (or a new one),
  * and no per-request lines unless LOG_LEVEL is debug or verbose.
  */
 export function fastifyLogOptions(level: Level, root: PinoLogger) {
   return {
     // Fastify logs each request at info: its logger starts at warn unless LOG_LEVEL is debug/verbose.
     loggerInstance: level === 'debug' || level === 'verbose' ? root : root.child({}, { level: 'warn' }),
-    // Logged as `reqId`: the client's x-request-id when it is a plain token, else a new UUID.
+    // request.log: built on first use (a route with its own logLevel or serializers gets a child now;
+    // Fastify passes level '' for a route without one). Fastify's logger is the pino logger above,
+    // typed by Fastify as its FastifyBaseLogger.
+    childLoggerFactory: (logger: unknown, bindings: pino.Bindings, opts: pino.ChildLoggerOptions): PinoLogger =>
+      (opts.level !== undefined && opts.level !== '') || opts.serializers !== undefined
+        ? (logger as PinoLogger).child(bindings, opts)
+        : (new LazyRequestLogger(logger as PinoLogger, bindings) as unknown as PinoLogger),
+    // Logged as `reqId`: the client's x-request-id when it is a plain token, else a new id.
     requestIdHeader: false as const,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];

@@ -1,5 +1,5 @@
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 
 /** ID routes and the generator each serves (the route pattern, as Fastify knows it). */
 const ID_ROUTES: Record<string, string> = {
@@ -10,31 +10,122 @@ const ID_ROUTES: Record<string, string> = {
 
 const ERROR_KIND = /"error":"([A-Z_]{1,64})"/;
 
+/** The three counters (prom-client; values read from the in-process counts on every get/scrape). */
 export interface HttpCounters {
   requests: Counter<'method' | 'route' | 'status'>;
   errors: Counter<'route' | 'status' | 'error'>;
   idsIssued: Counter<'generator'>;
 }
 
+/** One label set of a counter and its count so far. */
+interface Cell {
+  labels: Record<string, string | number>;
+  value: number;
+}
+
+/**
+ * Counts by label values, in plain numbers: finding the cell is a few Map lookups, where
+ * prom-client's `inc(labels)` hashes and validates the label object on every call (~1 µs of the
+ * ~25 µs a queue-ID request costs). The counter reads the cells on scrape (`collect`).
+ */
+class Cells<K1 extends string | number, K2 extends string | number, K3 extends string | number> {
+  private readonly byKey = new Map<K1, Map<K2, Map<K3, Cell>>>();
+  readonly all: Cell[] = [];
+
+  constructor(private readonly names: readonly [string, string, string]) {}
+
+  add(k1: K1, k2: K2, k3: K3, n: number): void {
+    let level1 = this.byKey.get(k1);
+    if (level1 === undefined) {
+      level1 = new Map();
+      this.byKey.set(k1, level1);
+    }
+    let level2 = level1.get(k2);
+    if (level2 === undefined) {
+      level2 = new Map();
+      level1.set(k2, level2);
+    }
+    let cell = level2.get(k3);
+    if (cell === undefined) {
+      const [n1, n2, n3] = this.names;
+      cell = { labels: { [n1]: k1, [n2]: k2, [n3]: k3 }, value: 0 };
+      level2.set(k3, cell);
+      this.all.push(cell);
+    }
+    cell.value += n;
+  }
+}
+
+/** A counter that reports the cells' counts on every scrape. */
+function countedIn<L extends string>(
+  register: Registry,
+  config: { name: string; help: string; labelNames: readonly L[] },
+  cells: () => readonly Cell[],
+): Counter<L> {
+  return new Counter<L>({
+    ...config,
+    registers: [register],
+    collect() {
+      this.reset();
+      for (const cell of cells()) {
+        this.inc(cell.labels as Partial<Record<L, string | number>>, cell.value);
+      }
+    },
+  });
+}
+
 /**
  * One onSend hook: counts every reply by route pattern and status, errors by their `error` kind,
- * and IDs issued by generator. No logging, no allocation beyond prom-client's label lookup.
+ * and IDs issued by generator. No logging; per request a few Map lookups and additions, the
+ * prom-client counters are filled from the counts when scraped.
  */
-export function installHttpMetrics(fastify: FastifyInstance, counters: HttpCounters): void {
+export function installHttpMetrics(fastify: FastifyInstance, register: Registry): HttpCounters {
+  const requests = new Cells<string, string, number>(['method', 'route', 'status']);
+  const errors = new Cells<string, number, string>(['route', 'status', 'error']);
+  // One label only: the generator's cell, found by route pattern.
+  const ids = new Map<string, Cell>();
+  const idCells: Cell[] = [];
+  for (const [route, generator] of Object.entries(ID_ROUTES)) {
+    const cell = { labels: { generator }, value: 0 };
+    ids.set(route, cell);
+    idCells.push(cell);
+  }
+  const requestsCounter = countedIn(
+    register,
+    { name: 'shardleaf_http_requests_total', help: 'HTTP replies by method, route pattern and status', labelNames: ['method', 'route', 'status'] },
+    () => requests.all,
+  );
+  const errorsCounter = countedIn(
+    register,
+    {
+      name: 'shardleaf_http_errors_total',
+      help: 'Error replies by route pattern, status and error kind (e.g. QUEUE_EMPTY, SNOWFLAKE_CLOCK_BACKWARDS)',
+      labelNames: ['route', 'status', 'error'],
+    },
+    () => errors.all,
+  );
+  // A generator that has issued nothing yet has no series (as when prom-client counted).
+  const idsCounter = countedIn(
+    register,
+    { name: 'shardleaf_ids_issued_total', help: 'IDs handed out, by generator (queue, segment, snowflake)', labelNames: ['generator'] },
+    () => idCells.filter((c) => c.value > 0),
+  );
+
   fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const status = reply.statusCode;
-    counters.requests.inc({ method: request.method, route, status });
+    requests.add(request.method, route, status, 1);
     if (status >= 400) {
       const kind = typeof payload === 'string' ? ERROR_KIND.exec(payload)?.[1] : undefined;
-      counters.errors.inc({ route, status, error: kind ?? 'UNKNOWN' });
+      errors.add(route, status, kind ?? 'UNKNOWN', 1);
     } else if (status === 200) {
-      const generator = ID_ROUTES[route];
-      if (generator !== undefined) {
+      const cell = ids.get(route);
+      if (cell !== undefined) {
         const count = (request.query as { count?: unknown }).count;
-        counters.idsIssued.inc({ generator }, typeof count === 'string' ? Number(count) : 1);
+        cell.value += typeof count === 'string' ? Number(count) : 1;
       }
     }
     done(null, payload);
   });
+  return { requests: requestsCounter, errors: errorsCounter, idsIssued: idsCounter };
 }

@@ -43,27 +43,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     const register = this.register;
     collectDefaultMetrics({ register, prefix: 'shardleaf_' });
-    this.http = {
-      requests: new Counter({
-        name: 'shardleaf_http_requests_total',
-        help: 'HTTP replies by method, route pattern and status',
-        labelNames: ['method', 'route', 'status'],
-        registers: [register],
-      }),
-      errors: new Counter({
-        name: 'shardleaf_http_errors_total',
-        help: 'Error replies by route pattern, status and error kind (e.g. QUEUE_EMPTY, SNOWFLAKE_CLOCK_BACKWARDS)',
-        labelNames: ['route', 'status', 'error'],
-        registers: [register],
-      }),
-      idsIssued: new Counter({
-        name: 'shardleaf_ids_issued_total',
-        help: 'IDs handed out, by generator (queue, segment, snowflake)',
-        labelNames: ['generator'],
-        registers: [register],
-      }),
-    };
-    installHttpMetrics(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), this.http);
+    this.http = installHttpMetrics(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), register);
     const refills = new Counter({
       name: 'shardleaf_queue_refills_total',
       help: 'Segment allocations from id_alloc, by trigger (sweep/admin, ahead = background refill after a pop, demand = a request waited) and outcome',

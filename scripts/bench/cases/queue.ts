@@ -1,9 +1,9 @@
 import { shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { BenchEnv, admin } from '../lib/bench-env';
-import { failures, measure } from '../lib/compare';
+import { failures, httpRows, measure } from '../lib/compare';
 import { BenchOptions } from '../lib/options';
 import { startCeiling, startService } from '../lib/service';
-import { Row, cpuRatio } from '../lib/table';
+import { Row } from '../lib/table';
 
 const SINGLE_APP = 1;
 const BATCH_APP = 2;
@@ -57,33 +57,17 @@ export async function queueSingleCase(opts: BenchOptions, env: BenchEnv, log: (s
       ],
       log,
     );
-    const ratio = svc.reqPerSec / ceiling.reqPerSec;
     return [
-      {
-        case: 'queue single get',
-        subject: 'shardleaf GET /api/id/1',
-        reqPerSec: svc.reqPerSec,
-        idsPerSec: svc.reqPerSec,
-        p50Ms: svc.p50,
-        p99Ms: svc.p99,
-        cpuUsPerReq: svc.cpuUsPerReq,
-        ratio,
-        cpuRatio: cpuRatio(svc, ceiling),
-        ceiling: 'bare fastify + ioredis',
-        target: '≥ 0.90',
-        met: ratio >= 0.9,
-        note: failures(svc),
-      },
-      {
-        case: 'queue single get',
-        subject: 'ceiling: bare fastify + ioredis LPOP + compose',
-        reqPerSec: ceiling.reqPerSec,
-        idsPerSec: ceiling.reqPerSec,
-        p50Ms: ceiling.p50,
-        p99Ms: ceiling.p99,
-        cpuUsPerReq: ceiling.cpuUsPerReq,
-        note: failures(ceiling),
-      },
+      ...httpRows(
+        {
+          case: 'queue single get',
+          subject: 'shardleaf GET /api/id/1',
+          ceiling: { result: ceiling, name: 'bare fastify + ioredis' },
+          target: { min: 0.92, text: '≥ 0.92 (req/s and CPU)' },
+        },
+        svc,
+      ),
+      ...httpRows({ case: 'queue single get', subject: 'ceiling: bare fastify + ioredis LPOP + compose' }, ceiling),
     ];
   } finally {
     await service.stop();

@@ -1,8 +1,8 @@
 import { BenchEnv, admin } from '../lib/bench-env';
-import { failures, measure } from '../lib/compare';
+import { httpRows, measure } from '../lib/compare';
 import { BenchOptions } from '../lib/options';
 import { startCeiling, startService } from '../lib/service';
-import { Row, cpuRatio } from '../lib/table';
+import { Row } from '../lib/table';
 
 /** Segment get, and snowflake get over HTTP, vs a Nest + Fastify constant-response server. */
 export async function segmentCase(opts: BenchOptions, env: BenchEnv, log: (s: string) => void): Promise<Row[]> {
@@ -20,47 +20,27 @@ export async function segmentCase(opts: BenchOptions, env: BenchEnv, log: (s: st
       ],
       log,
     );
-    const segRatio = seg.reqPerSec / ceiling.reqPerSec;
-    const snowRatio = snow.reqPerSec / ceiling.reqPerSec;
+    const vsConstant = { result: ceiling, name: 'Nest + fastify constant' };
     return [
-      {
-        case: 'segment get',
-        subject: 'shardleaf GET /api/segment/get/bench',
-        reqPerSec: seg.reqPerSec,
-        idsPerSec: seg.reqPerSec,
-        p50Ms: seg.p50,
-        p99Ms: seg.p99,
-        cpuUsPerReq: seg.cpuUsPerReq,
-        ratio: segRatio,
-        cpuRatio: cpuRatio(seg, ceiling),
-        ceiling: 'Nest + fastify constant',
-        target: '≥ 0.95',
-        met: segRatio >= 0.95,
-        note: failures(seg),
-      },
-      {
-        case: 'snowflake get (HTTP)',
-        subject: 'shardleaf GET /api/snowflake/get/bench',
-        reqPerSec: snow.reqPerSec,
-        idsPerSec: snow.reqPerSec,
-        p50Ms: snow.p50,
-        p99Ms: snow.p99,
-        cpuUsPerReq: snow.cpuUsPerReq,
-        ratio: snowRatio,
-        cpuRatio: cpuRatio(snow, ceiling),
-        ceiling: 'Nest + fastify constant',
-        note: ['no target; for comparison', failures(snow)].filter((s) => s).join('; '),
-      },
-      {
-        case: 'segment get',
-        subject: 'ceiling: Nest + fastify constant response',
-        reqPerSec: ceiling.reqPerSec,
-        idsPerSec: ceiling.reqPerSec,
-        p50Ms: ceiling.p50,
-        p99Ms: ceiling.p99,
-        cpuUsPerReq: ceiling.cpuUsPerReq,
-        note: failures(ceiling),
-      },
+      ...httpRows(
+        {
+          case: 'segment get',
+          subject: 'shardleaf GET /api/segment/get/bench',
+          ceiling: vsConstant,
+          target: { min: 0.95, text: '≥ 0.95 (req/s and CPU)' },
+        },
+        seg,
+      ),
+      ...httpRows(
+        {
+          case: 'snowflake get (HTTP)',
+          subject: 'shardleaf GET /api/snowflake/get/bench',
+          ceiling: vsConstant,
+          target: { min: 0.95, text: '≥ 0.95 (req/s and CPU)' },
+        },
+        snow,
+      ),
+      ...httpRows({ case: 'segment get', subject: 'ceiling: Nest + fastify constant response' }, ceiling),
     ];
   } finally {
     await service.stop();

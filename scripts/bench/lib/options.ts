@@ -1,3 +1,5 @@
+import type { Generator } from './load';
+
 /** Command-line options of `npm run bench [-- --quick] [--runs N] [--duration S] [--only a,b]`. */
 export interface BenchOptions {
   quick: boolean;
@@ -17,6 +19,11 @@ export interface BenchOptions {
   keepDb: boolean;
   /** Directory for `--cpu-prof` profiles of the service processes (`--profile DIR`), or undefined. */
   profileDir: string | undefined;
+  /**
+   * Load generators of the HTTP comparisons (`--load autocannon,wrk`); undefined = autocannon, plus
+   * wrk when it is installed.
+   */
+  generators?: Generator[];
 }
 
 export const CASES = ['queue', 'batch', 'segment', 'snowflake', 'refill', 'ahead', 'client', 'scale'] as const;
@@ -51,6 +58,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         break;
       case '--profile':
         opts.profileDir = value;
+        i++;
+        break;
+      case '--load':
+        opts.generators = (value ?? '').split(',').filter((g) => g.length > 0) as Generator[];
+        for (const g of opts.generators) {
+          if (g !== 'autocannon' && g !== 'wrk') {
+            throw new Error(`--load: unknown generator '${String(g)}' (autocannon, wrk)`);
+          }
+        }
         i++;
         break;
       case '--only':

@@ -2,6 +2,8 @@
 export interface Row {
   case: string;
   subject: string;
+  /** Load generator of an HTTP row (autocannon, wrk). */
+  load?: string;
   /** Median req/s over HTTP, when the case is HTTP. */
   reqPerSec?: number;
   /** Median IDs per second. */
@@ -15,7 +17,7 @@ export interface Row {
   /** Subject ÷ ceiling, and which ceiling. */
   ratio?: number;
   ceiling?: string;
-  /** The target ratio (or absolute figure) of issue #6, as text, and whether it was met. */
+  /** The target ratio (or absolute figure), as text, and whether it was met. */
   target?: string;
   met?: boolean;
   note?: string;
@@ -24,6 +26,7 @@ export interface Row {
 const HEAD = [
   'case',
   'subject',
+  'load',
   'req/s',
   'ids/s',
   'p50 ms',
@@ -41,6 +44,7 @@ export function formatTable(rows: readonly Row[]): string {
   const cells = rows.map((r) => [
     r.case,
     r.subject,
+    r.load ?? '',
     num(r.reqPerSec),
     num(r.idsPerSec),
     ms(r.p50Ms),

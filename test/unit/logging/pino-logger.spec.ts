@@ -1,6 +1,12 @@
 import Fastify from 'fastify';
 import { Logger } from '@nestjs/common';
-import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from '../../../src/logging/pino-logger';
+import {
+  LazyRequestLogger,
+  PinoNestLogger,
+  createRootLogger,
+  fastifyLogOptions,
+  installRequestIdEcho,
+} from '../../../src/logging/pino-logger';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -37,6 +43,51 @@ describe('structured logs', () => {
     const fresh = await app.inject({ url: '/x', headers: { 'x-request-id': 'bad id with spaces' } });
     expect(String(fresh.headers['x-request-id'])).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines).toEqual([]);
+    await app.close();
+  });
+
+  it('writes what a route logs through request.log with its reqId, and nothing below the level', async () => {
+    const { lines, stream } = capture();
+    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    app.get('/warns', async (request) => {
+      request.log.info('hidden: Fastify logs at warn unless LOG_LEVEL is debug');
+      request.log.warn({ shard: 7 }, 'list low');
+      request.log.child({ part: 'inner' }).error('inner failure');
+      return 'ok';
+    });
+    await app.ready();
+    await app.inject({ url: '/warns', headers: { 'x-request-id': 'req-7' } });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ level: 'warn', msg: 'list low', shard: 7, reqId: 'req-7', service: 'shardleaf' });
+    expect(lines[1]).toMatchObject({ level: 'error', msg: 'inner failure', part: 'inner', reqId: 'req-7' });
+    await app.close();
+  });
+
+  it('builds no pino child for a request that logs nothing (request.log is made on first use)', async () => {
+    const { lines, stream } = capture();
+    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    let log: unknown;
+    app.get('/quiet', async (request) => {
+      log = request.log;
+      return 'ok';
+    });
+    await app.ready();
+    await app.inject({ url: '/quiet' });
+    expect(log).toBeInstanceOf(LazyRequestLogger);
+    expect(lines).toEqual([]);
+    await app.close();
+  });
+
+  it('gives a route with its own logLevel a logger at that level', async () => {
+    const { lines, stream } = capture();
+    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    app.get('/chatty', { logLevel: 'info' }, async (request) => {
+      request.log.info('shown at the route level');
+      return 'ok';
+    });
+    await app.ready();
+    await app.inject({ url: '/chatty', headers: { 'x-request-id': 'req-8' } });
+    expect(lines.filter((l) => l.msg === 'shown at the route level' && l.reqId === 'req-8')).toHaveLength(1);
     await app.close();
   });
 
