@@ -1,20 +1,10 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './bootstrap';
-import { ConfigError } from './config/config.error';
-import { loadConfig } from './config/load-config';
+import { loadConfigOrExit } from './config/load-config-or-exit';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit(process.env);
   const app = await createApp(config);
   await app.listen(config.http.port, config.http.host);
   new Logger('shardleaf').log(`listening on http://${config.http.host}:${config.http.port}`);

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { ConfigError } from './config/config.error';
-import { loadConfig } from './config/load-config';
+import { loadConfigOrExit } from './config/load-config-or-exit';
 import { runMigrationsLocked } from './infra/database/migrate';
 import { typeormOptions } from './infra/database/typeorm-options';
 
@@ -12,16 +11,7 @@ import { typeormOptions } from './infra/database/typeorm-options';
  * Run it as `node dist/src/migrate-main.js` (in the image: `podman run --rm IMAGE dist/src/migrate-main.js`).
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit(process.env);
   const { database } = config;
   const dataSource = new DataSource(typeormOptions(database));
   await dataSource.initialize();

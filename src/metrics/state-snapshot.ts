@@ -1,3 +1,4 @@
+import { ShardObservation } from './core/capacity-forecast';
 import { shardCapacity } from '../queue-id/core/shard-capacity';
 import { QueueKeys } from '../queue-id/core/queue-keys';
 import { AppRegistry } from '../queue-id/core/app-registry';
@@ -25,14 +26,8 @@ export interface SnowflakeState {
   serving: boolean;
 }
 
-export interface ShardState {
-  app: number;
-  shard: number;
-  maxId: bigint;
-  maxLimitId: bigint;
-  queueLength: number;
-  remaining: bigint;
-}
+/** One shard as the state read sees it: the capacity forecast's observation. */
+export type ShardState = ShardObservation;
 
 /** Everything the state gauges show, read in one go. */
 export interface StateSnapshot {
