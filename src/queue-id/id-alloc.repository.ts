@@ -22,6 +22,8 @@ export interface AllocationResult {
   segment: SegmentPlan | null;
   step: number;
   maxIndex: bigint;
+  /** The row's max_limit_id as read by this allocation (0 = no limit). */
+  maxLimitId: bigint;
 }
 
 /** MySQL/MariaDB: PROCEDURE … does not exist. */
@@ -135,7 +137,8 @@ export class IdAllocRepository {
     }
     const oldMaxId = BigInt(row.old_max_id);
     const step = Number(row.step);
-    const maxIndex = maxIndexFor(appId, shardId, BigInt(row.max_limit_id));
+    const maxLimitId = BigInt(row.max_limit_id);
+    const maxIndex = maxIndexFor(appId, shardId, maxLimitId);
     const segment = row.new_max_id === null ? null : { from: rangeStart(oldMaxId), to: BigInt(row.new_max_id) };
     // The procedure mirrors planSegment; a difference would be a bug there. The committed range is
     // ours either way (uniqueness holds), but a wrong limit must not reach the caller.
@@ -145,7 +148,7 @@ export class IdAllocRepository {
         `shardleaf_id_alloc_next gave ${fmt(segment)} where planSegment gives ${fmt(planned)} (app ${appId} shard ${shardId})`,
       );
     }
-    return { segment, step, maxIndex };
+    return { segment, step, maxIndex, maxLimitId };
   }
 
   private async allocateByTransaction(appId: number, shardId: number, minWanted: number): Promise<AllocationResult | null> {
@@ -159,7 +162,8 @@ export class IdAllocRepository {
         return null;
       }
       const step = Number(row.step);
-      const maxIndex = maxIndexFor(appId, shardId, BigInt(row.max_limit_id));
+      const maxLimitId = BigInt(row.max_limit_id);
+      const maxIndex = maxIndexFor(appId, shardId, maxLimitId);
       const segment = planSegment(BigInt(row.max_id), step, maxIndex, minWanted);
       if (segment) {
         await em.query('UPDATE id_alloc SET max_id = ? WHERE app_id = ? AND shard_id = ?', [
@@ -168,7 +172,7 @@ export class IdAllocRepository {
           shardId,
         ]);
       }
-      return { segment, step, maxIndex };
+      return { segment, step, maxIndex, maxLimitId };
     });
   }
 

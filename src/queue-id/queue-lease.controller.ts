@@ -13,6 +13,8 @@ export interface QueueLeaseBody {
   from: string;
   to: string;
   count: number;
+  /** The app's max_limit_id (decimal string; "0" = no limit): no ID above it may be handed out. */
+  maxLimitId: string;
 }
 
 /** `POST /api/id/{appId}/lease?gatePass=…&count=N`: a range of indexes of the gatePass's shard. */
@@ -29,8 +31,11 @@ export class QueueLeaseController {
     summary: 'Lease a range of queue IDs (for a client that hands them out locally)',
     description:
       'Allocates at least `count` indexes of the shard of `gatePass` (whole steps of the app, cut at its max_limit_id) ' +
-      'from id_alloc and answers `{appId, shard, from, to, count}` (from/to decimal strings, inclusive). ' +
+      'from id_alloc and answers `{appId, shard, from, to, count, maxLimitId}` (from/to decimal strings, inclusive). ' +
       'The caller owns every ID `index << 14 | shard << 8 | appId` for `from <= index <= to` alone. ' +
+      '`maxLimitId` is the app\'s max_limit_id at the time of the lease (decimal string, "0" = no limit): a client must ' +
+      'never hand out an ID above it, and should drop the IDs it still holds above a lower maxLimitId seen in a later lease ' +
+      '(a limit lowered after a lease reaches the client with its next lease). ' +
       'A lease whose reply is lost is a gap; a retry gets a new range. 410 QUEUE_EXHAUSTED when the shard is used up.',
   })
   @ApiParam({ name: 'appId', description: `0..${MAX_APP_ID}` })
@@ -48,6 +53,7 @@ export class QueueLeaseController {
       to: lease.to.toString(),
       // At most MAX_LEASE_COUNT plus one step: far below 2^53.
       count: Number(lease.to - lease.from + 1n),
+      maxLimitId: lease.maxLimitId.toString(),
     };
   }
 }

@@ -12,6 +12,11 @@ export interface QueueLease {
   from: bigint;
   /** Last index, inclusive; never above the shard's max_limit_id. */
   to: bigint;
+  /**
+   * The app's max_limit_id read by this allocation (0 = no limit). A client never hands out an ID
+   * above it, and cuts the ranges it already holds when a later lease reports a lower limit.
+   */
+  maxLimitId: bigint;
 }
 
 /**
@@ -47,7 +52,7 @@ export class QueueLeaseService {
       }
       const { from, to } = result.segment;
       this.monitor.record('queue', 'granted', to - from + 1n);
-      return { appId, shard, from, to };
+      return { appId, shard, from, to, maxLimitId: result.maxLimitId };
     } catch (err) {
       this.monitor.record('queue', err instanceof IdGenError ? 'refused' : 'failed');
       throw err;

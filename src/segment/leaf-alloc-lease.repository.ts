@@ -20,14 +20,23 @@ interface UpdateResult {
 export class LeafAllocLeaseRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The new `max_id` after adding `count`, or null when the tag has no row (never created, or deleted). */
-  async advance(tag: string, count: number): Promise<bigint | null> {
+  /**
+   * The new `max_id` after adding `count`; null when the tag has no row (never created, or
+   * deleted); `{ belowOne }` when the row's max_id is below 1 (made by hand): the lease would
+   * hold IDs below 1, so the row is left unchanged (and LAST_INSERT_ID cannot hold a negative).
+   */
+  async advance(tag: string, count: number): Promise<bigint | null | { belowOne: bigint }> {
     const result: UpdateResult = await this.dataSource.query(
-      'UPDATE leaf_alloc SET max_id = LAST_INSERT_ID(max_id + ?) WHERE biz_tag = ?',
+      'UPDATE leaf_alloc SET max_id = LAST_INSERT_ID(max_id + ?) WHERE biz_tag = ? AND max_id >= 1',
       [count, tag],
     );
     if (Number(result.affectedRows) !== 1) {
-      return null;
+      // No row, or one below 1: told apart only on this rare path.
+      const rows: Array<{ max_id: string | number }> = await this.dataSource.query(
+        'SELECT max_id FROM leaf_alloc WHERE biz_tag = ?',
+        [tag],
+      );
+      return rows.length === 0 ? null : { belowOne: BigInt(rows[0].max_id) };
     }
     if (result.insertId === undefined || result.insertId === null) {
       throw new Error('leaf_alloc lease: the UPDATE reply carries no LAST_INSERT_ID');

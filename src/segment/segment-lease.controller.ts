@@ -27,7 +27,8 @@ export class SegmentLeaseController {
     summary: 'Lease a range of segment IDs (for a client that hands them out locally)',
     description:
       'Advances the tag\'s leaf_alloc max_id by `count` and answers `{key, from, to, count}`: the caller owns every ID ' +
-      'from..to (decimal strings, inclusive) alone. A lease whose reply is lost is a gap; a retry gets a new range.',
+      'from..to (decimal strings, inclusive) alone. A lease whose reply is lost is a gap; a retry gets a new range. ' +
+      '409 CONFLICT when the row\'s max_id is below 1 (a row made by hand: IDs start at 1); nothing is taken.',
   })
   @ApiParam({ name: 'key', description: 'the biz_tag' })
   @ApiQuery({ name: 'count', required: true, description: `IDs wanted, 1..${MAX_LEASE_COUNT}` })

@@ -1,5 +1,5 @@
 import { Clock, systemClock } from './clock';
-import { ShardleafClosedError } from './errors';
+import { ShardleafClosedError, ShardleafError } from './errors';
 import { IdBuffer, IdBufferView, Lease } from './id-buffer';
 import { QUEUE_SHARD_COUNT, shardOf } from './java-hash';
 import { FetchLike, ServerView, Transport } from './transport';
@@ -9,16 +9,21 @@ export interface ShardleafClientOptions {
   servers: string | readonly string[];
   /** Timeout of every HTTP call, ms (default 2000). */
   timeoutMs?: number;
-  /** Fetch the next lease once this share of the current one is used (default 0.8). */
+  /** Fetch the next lease once this share of the current one is used, 0 < r <= 1 (default 0.8). */
   prefetchAt?: number;
   /** Size of the first queue/segment lease (default 1000). */
   initialLease?: number;
   /** Smallest queue/segment lease (default 100). */
   minLease?: number;
-  /** Largest queue/segment lease (default 1,000,000; the server allows up to 10,000,000). */
+  /** Largest queue/segment lease (default 1,000,000; at most the server's 10,000,000). */
   maxLease?: number;
   /** A lease used up within this time makes the next one twice as big; one lasting twice as long, half (default 60,000 ms). */
   targetLeaseMs?: number;
+  /**
+   * A lease is dropped (its unused IDs become a gap) this long after it arrived, bounding how long
+   * a range granted under an older max_limit_id can still be handed out (default: no bound).
+   */
+  leaseTtlMs?: number;
   /** Largest snowflake batch per call (default 1000, the server's maximum). */
   snowflakeBatch?: number;
   /** A failing server is skipped for backoffBaseMs × 2^(failures-1) ms, at most backoffMaxMs (defaults 100, 10,000). */
@@ -42,6 +47,8 @@ interface QueueLeaseBody {
   shard: number;
   from: string;
   to: string;
+  /** The app's max_limit_id now (decimal string, "0" = none); absent from servers before it was added. */
+  maxLimitId?: string | null;
 }
 
 interface SegmentLeaseBody {
@@ -52,6 +59,10 @@ interface SegmentLeaseBody {
 const INDEX_SHIFT = 14n;
 const QUEUE_STRIDE = 1n << INDEX_SHIFT;
 const MAX_APP_ID = 255;
+/** The server's largest lease `count` (MAX_LEASE_COUNT in src/lease/lease-input.ts). */
+const MAX_LEASE_COUNT = 10_000_000;
+/** The server's largest snowflake batch. */
+const MAX_SNOWFLAKE_BATCH = 1000;
 
 /**
  * IDs of a shardleaf service, handed out in this process from leased ranges: a double buffer per
@@ -74,8 +85,10 @@ export class ShardleafClient {
   private readonly targetLeaseMs: number;
   private readonly snowflakeBatch: number;
   private readonly retryDelayMs: number;
+  private readonly leaseTtlMs: number | undefined;
   private closed = false;
 
+  /** Throws a RangeError naming the option when one is out of range. */
   constructor(options: ShardleafClientOptions) {
     const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
     this.clock = options.clock ?? systemClock;
@@ -90,28 +103,54 @@ export class ShardleafClient {
       headers: options.headers,
     });
     this.prefetchAt = options.prefetchAt ?? 0.8;
-    this.minLease = positive('minLease', options.minLease ?? 100);
-    this.maxLease = positive('maxLease', options.maxLease ?? 1_000_000);
-    this.initialLease = positive('initialLease', options.initialLease ?? 1000);
+    // 1: the next lease is fetched when the last ID of the current one is taken.
+    if (!(typeof this.prefetchAt === 'number' && this.prefetchAt > 0 && this.prefetchAt <= 1)) {
+      throw new RangeError(`prefetchAt must be a number in (0, 1], got ${options.prefetchAt}`);
+    }
+    this.minLease = leaseSize('minLease', options.minLease ?? 100);
+    this.maxLease = leaseSize('maxLease', options.maxLease ?? 1_000_000);
+    if (this.minLease > this.maxLease) {
+      throw new RangeError(`minLease (${this.minLease}) must not be above maxLease (${this.maxLease})`);
+    }
+    this.initialLease = leaseSize('initialLease', options.initialLease ?? 1000);
     this.targetLeaseMs = positive('targetLeaseMs', options.targetLeaseMs ?? 60_000);
-    this.snowflakeBatch = positive('snowflakeBatch', options.snowflakeBatch ?? 1000);
+    this.snowflakeBatch = positive('snowflakeBatch', options.snowflakeBatch ?? MAX_SNOWFLAKE_BATCH);
+    if (!Number.isInteger(this.snowflakeBatch) || this.snowflakeBatch > MAX_SNOWFLAKE_BATCH) {
+      throw new RangeError(`snowflakeBatch must be an integer 1..${MAX_SNOWFLAKE_BATCH}, got ${options.snowflakeBatch}`);
+    }
+    this.leaseTtlMs = options.leaseTtlMs === undefined ? undefined : positive('leaseTtlMs', options.leaseTtlMs);
     this.retryDelayMs = backoffBaseMs;
   }
 
-  /** A queue ID of `appId` for `gatePass` (the shard is computed here, as the server does). */
+  /**
+   * A queue ID of `appId` for `gatePass` (the shard is computed here, as the server does).
+   * Like every method that returns a promise, it never throws: bad input, a closed client and
+   * server errors reject the promise.
+   */
   queueId(appId: number, gatePass: string): Promise<bigint> {
-    const buffer = this.queueBuffer(appId, gatePass);
-    const id = buffer.tryTakeOne();
-    return id !== undefined ? Promise.resolve(id) : buffer.takeOne();
+    try {
+      return takeOne(this.queueBuffer(appId, gatePass));
+    } catch (err) {
+      return rejected(err);
+    }
   }
 
-  /** The next queue ID when one is buffered, without awaiting; else undefined (and a fetch starts). */
+  /**
+   * The next queue ID when one is buffered, without awaiting; else undefined (and a fetch starts,
+   * unless the last one failed less than backoffBaseMs ago). Synchronous, so it THROWS (never
+   * rejects): a TypeError/RangeError on bad input, ShardleafClosedError after close().
+   */
   tryQueueId(appId: number, gatePass: string): bigint | undefined {
     return this.queueBuffer(appId, gatePass).tryTakeOne();
   }
 
   queueIdBatch(appId: number, gatePass: string, n: number): Promise<bigint[]> {
-    return this.queueBuffer(appId, gatePass).take(count(n));
+    try {
+      const size = count(n);
+      return this.queueBuffer(appId, gatePass).take(size);
+    } catch (err) {
+      return rejected(err);
+    }
   }
 
   async queueIdString(appId: number, gatePass: string): Promise<string> {
@@ -124,17 +163,25 @@ export class ShardleafClient {
 
   /** A segment ID of `tag` (a leaf_alloc biz_tag). */
   segmentId(tag: string): Promise<bigint> {
-    const buffer = this.segmentBuffer(tag);
-    const id = buffer.tryTakeOne();
-    return id !== undefined ? Promise.resolve(id) : buffer.takeOne();
+    try {
+      return takeOne(this.segmentBuffer(tag));
+    } catch (err) {
+      return rejected(err);
+    }
   }
 
+  /** Like tryQueueId: synchronous, throws on bad input and after close(). */
   trySegmentId(tag: string): bigint | undefined {
     return this.segmentBuffer(tag).tryTakeOne();
   }
 
   segmentIdBatch(tag: string, n: number): Promise<bigint[]> {
-    return this.segmentBuffer(tag).take(count(n));
+    try {
+      const size = count(n);
+      return this.segmentBuffer(tag).take(size);
+    } catch (err) {
+      return rejected(err);
+    }
   }
 
   async segmentIdString(tag: string): Promise<string> {
@@ -150,13 +197,20 @@ export class ShardleafClient {
    * own): the client buffers IDs the server issued in batches (`GET /api/snowflake/get/{key}?count=N`).
    */
   snowflakeId(key = 'default'): Promise<bigint> {
-    const buffer = this.snowflakeBuffer(key);
-    const id = buffer.tryTakeOne();
-    return id !== undefined ? Promise.resolve(id) : buffer.takeOne();
+    try {
+      return takeOne(this.snowflakeBuffer(key));
+    } catch (err) {
+      return rejected(err);
+    }
   }
 
   snowflakeIdBatch(key: string, n: number): Promise<bigint[]> {
-    return this.snowflakeBuffer(key).take(count(n));
+    try {
+      const size = count(n);
+      return this.snowflakeBuffer(key).take(size);
+    } catch (err) {
+      return rejected(err);
+    }
   }
 
   async snowflakeIdString(key = 'default'): Promise<string> {
@@ -199,7 +253,15 @@ export class ShardleafClient {
     }
   }
 
+  /** The buffer of (appId, shard of gatePass); input checked before any lookup. Throws. */
   private queueBuffer(appId: number, gatePass: string): IdBuffer {
+    if (this.closed) {
+      throw new ShardleafClosedError();
+    }
+    // Checked before the key is computed: 0.5 * 64 + shard would be another app's key.
+    if (!Number.isInteger(appId) || appId < 0 || appId > MAX_APP_ID) {
+      throw new RangeError(`appId must be an integer 0..${MAX_APP_ID}, got ${appId}`);
+    }
     if (typeof gatePass !== 'string' || gatePass.length === 0) {
       throw new TypeError('gatePass must be a non-empty string');
     }
@@ -209,30 +271,44 @@ export class ShardleafClient {
     if (buffer !== undefined) {
       return buffer;
     }
-    if (!Number.isInteger(appId) || appId < 0 || appId > MAX_APP_ID) {
-      throw new RangeError(`appId must be an integer 0..${MAX_APP_ID}, got ${appId}`);
-    }
     const low = BigInt((shard << 8) | appId);
     // Any gatePass of the shard selects it on the server; the first one seen is kept.
     const path = `/api/id/${appId}/lease?gatePass=${encodeURIComponent(gatePass)}&count=`;
-    return this.add(this.queueBuffers, key, async (size): Promise<Lease> => {
-      const body = await this.transport.request<QueueLeaseBody>('POST', path + String(size));
-      if (body.appId !== appId || body.shard !== shard) {
-        throw new Error(`the server leased app ${body.appId} shard ${body.shard} for app ${appId} shard ${shard}`);
-      }
-      const from = BigInt(body.from);
-      const to = BigInt(body.to);
-      return { first: (from << INDEX_SHIFT) | low, stride: QUEUE_STRIDE, count: rangeCount(from, to) };
-    });
+    return this.add(
+      this.queueBuffers,
+      key,
+      async (size): Promise<Lease> => {
+        const body = await this.transport.request<QueueLeaseBody>('POST', path + String(size));
+        if (body.appId !== appId || body.shard !== shard) {
+          throw new Error(`the server leased app ${body.appId} shard ${body.shard} for app ${appId} shard ${shard}`);
+        }
+        const from = BigInt(body.from);
+        const to = BigInt(body.to);
+        const maxLimitId = body.maxLimitId === undefined || body.maxLimitId === null ? 0n : BigInt(body.maxLimitId);
+        return {
+          first: (from << INDEX_SHIFT) | low,
+          stride: QUEUE_STRIDE,
+          count: rangeCount(from, to),
+          // 0 = no limit. The buffer cuts this lease and the ones it still holds at the limit.
+          maxId: maxLimitId > 0n ? maxLimitId : undefined,
+        };
+      },
+      undefined,
+      // Exhausted: max_limit_id may have been lowered below what this buffer holds; hand out none of it.
+      (err) => err instanceof ShardleafError && err.error === 'QUEUE_EXHAUSTED',
+    );
   }
 
   private segmentBuffer(tag: string): IdBuffer {
-    const buffer = this.segmentBuffers.get(tag);
-    if (buffer !== undefined) {
-      return buffer;
+    if (this.closed) {
+      throw new ShardleafClosedError();
     }
     if (typeof tag !== 'string' || tag.length === 0) {
       throw new TypeError('tag must be a non-empty string');
+    }
+    const buffer = this.segmentBuffers.get(tag);
+    if (buffer !== undefined) {
+      return buffer;
     }
     const path = `/api/segment/lease/${encodeURIComponent(tag)}?count=`;
     return this.add(this.segmentBuffers, tag, async (size): Promise<Lease> => {
@@ -243,12 +319,15 @@ export class ShardleafClient {
   }
 
   private snowflakeBuffer(key: string): IdBuffer {
-    const buffer = this.snowflakeBuffers.get(key);
-    if (buffer !== undefined) {
-      return buffer;
+    if (this.closed) {
+      throw new ShardleafClosedError();
     }
     if (typeof key !== 'string' || key.length === 0) {
       throw new TypeError('key must be a non-empty string');
+    }
+    const buffer = this.snowflakeBuffers.get(key);
+    if (buffer !== undefined) {
+      return buffer;
     }
     const path = `/api/snowflake/get/${encodeURIComponent(key)}?count=`;
     const min = Math.min(this.minLease, this.snowflakeBatch);
@@ -268,6 +347,7 @@ export class ShardleafClient {
     key: K,
     fetcher: (size: number) => Promise<Lease>,
     sizes?: { initialSize: number; minSize: number; maxSize: number },
+    dropHeldOn?: (err: Error) => boolean,
   ): IdBuffer {
     if (this.closed) {
       throw new ShardleafClosedError();
@@ -279,6 +359,8 @@ export class ShardleafClient {
       maxSize: sizes?.maxSize ?? this.maxLease,
       targetLeaseMs: this.targetLeaseMs,
       retryDelayMs: this.retryDelayMs,
+      leaseTtlMs: this.leaseTtlMs,
+      dropHeldOn,
       clock: this.clock,
     });
     map.set(key, buffer);
@@ -294,11 +376,30 @@ function rangeCount(from: bigint, to: bigint): number {
   return Number(to - from + 1n);
 }
 
+/** A rejected promise in place of a synchronous throw (bad input, closed client). */
+function rejected(err: unknown): Promise<never> {
+  return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+}
+
+/** One ID of `buffer`: at once when one is buffered, else after a fetch. */
+function takeOne(buffer: IdBuffer): Promise<bigint> {
+  const id = buffer.tryTakeOne();
+  return id !== undefined ? Promise.resolve(id) : buffer.takeOne();
+}
+
 function count(n: number): number {
   if (!Number.isSafeInteger(n) || n < 1) {
     throw new RangeError(`n must be a positive integer, got ${n}`);
   }
   return n;
+}
+
+/** A lease size option: an integer 1..MAX_LEASE_COUNT (a bigger lease would be refused with 400 forever). */
+function leaseSize(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_LEASE_COUNT) {
+    throw new RangeError(`${name} must be an integer 1..${MAX_LEASE_COUNT} (the server's largest lease), got ${value}`);
+  }
+  return value;
 }
 
 function positive(name: string, value: number): number {

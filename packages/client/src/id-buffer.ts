@@ -4,8 +4,12 @@ import { ShardleafClosedError } from './errors';
 /**
  * What one fetch brings: a run of IDs `first, first + stride, …` (`count` of them) — a queue or
  * segment lease — or a list of IDs (a snowflake batch).
+ *
+ * `maxId` (a queue lease: the app's max_limit_id, when it has one) is the largest ID the server
+ * allows now: no ID above it is handed out, from this lease or from the leases still held when it
+ * arrives (a limit lowered after a lease is honoured from the next lease on).
  */
-export type Lease = { first: bigint; stride: bigint; count: number } | { ids: readonly bigint[] };
+export type Lease = { first: bigint; stride: bigint; count: number; maxId?: bigint } | { ids: readonly bigint[] };
 
 /** Fetches a lease of (at least, or about) `size` IDs. May throw; the buffer reports it to callers. */
 export type LeaseFetcher = (size: number) => Promise<Lease>;
@@ -23,8 +27,22 @@ export interface IdBufferOptions {
    * (down to minSize).
    */
   targetLeaseMs: number;
-  /** After a failed fetch, no background fetch for this long (a caller that runs out still fetches at once). */
+  /**
+   * After a failed fetch, no new fetch for this long from a background prefetch or `tryTakeOne`
+   * (a caller that awaits — takeOne, take — still fetches at once).
+   */
   retryDelayMs: number;
+  /**
+   * A lease is dropped (its unused IDs become a gap) this long after it arrived, so no ID is
+   * handed out from a range older than this (default Infinity: leases live until used up).
+   */
+  leaseTtlMs?: number;
+  /**
+   * A fetch failing with an error this accepts also drops the IDs still held: the server revoked
+   * them (a queue shard answering 410 QUEUE_EXHAUSTED, e.g. after its max_limit_id was lowered
+   * below the ranges already leased). Default: none.
+   */
+  dropHeldOn?: (err: Error) => boolean;
   clock: Clock;
 }
 
@@ -52,14 +70,31 @@ class Segment {
     private readonly lease: Lease,
     public left: number,
     prefetchAt: number,
+    /** Clock time after which the rest of this lease is dropped (Infinity: never). */
+    readonly expiresAt = Number.POSITIVE_INFINITY,
   ) {
     this.nextId = 'ids' in lease ? 0n : lease.first;
     // Once ceil(left × prefetchAt) IDs are used (the epsilon absorbs 10 × 0.8 = 8.000000000000002).
     this.refetchAt = left - Math.ceil(left * prefetchAt - 1e-9);
   }
 
-  static of(lease: Lease, prefetchAt: number): Segment {
-    return new Segment(lease, 'ids' in lease ? lease.ids.length : lease.count, prefetchAt);
+  static of(lease: Lease, prefetchAt: number, expiresAt: number): Segment {
+    return new Segment(lease, 'ids' in lease ? lease.ids.length : lease.count, prefetchAt, expiresAt);
+  }
+
+  /** Drops the IDs left above `maxId` (they are increasing: a run's tail). */
+  capAt(maxId: bigint): void {
+    if ('ids' in this.lease || this.left === 0) {
+      return;
+    }
+    if (this.nextId > maxId) {
+      this.left = 0;
+      return;
+    }
+    const allowed = (maxId - this.nextId) / this.lease.stride + 1n;
+    if (allowed < BigInt(this.left)) {
+      this.left = Number(allowed);
+    }
   }
 
   takeOne(): bigint {
@@ -117,6 +152,9 @@ export class IdBuffer {
   private fetches = 0;
   private failedAt = Number.NEGATIVE_INFINITY;
   private closed = false;
+  private readonly leaseTtlMs: number;
+  /** A lease expired with IDs left since the last fetch: the next one must not grow. */
+  private expiredUnused = false;
 
   constructor(
     private readonly fetcher: LeaseFetcher,
@@ -127,6 +165,10 @@ export class IdBuffer {
     }
     if (!(options.minSize >= 1 && options.minSize <= options.maxSize)) {
       throw new RangeError(`need 1 <= minSize <= maxSize, got ${options.minSize}, ${options.maxSize}`);
+    }
+    this.leaseTtlMs = options.leaseTtlMs ?? Number.POSITIVE_INFINITY;
+    if (!(this.leaseTtlMs > 0)) {
+      throw new RangeError(`leaseTtlMs must be positive, got ${options.leaseTtlMs}`);
     }
     this.size = clamp(options.initialSize, options.minSize, options.maxSize);
   }
@@ -143,12 +185,14 @@ export class IdBuffer {
 
   /** One ID when one is here now (no await), else undefined (and a fetch is under way). */
   tryTakeOne(): bigint | undefined {
+    if (this.leaseTtlMs !== Number.POSITIVE_INFINITY) {
+      this.dropExpired();
+    }
     let segment = this.current;
     if (segment.left === 0) {
       if (this.next === null) {
-        if (!this.closed) {
-          void this.startFetch();
-        }
+        // Like a prefetch: a polling caller during an outage does not fetch more often than the retry delay.
+        this.prefetch();
         return undefined;
       }
       segment = this.current = this.next;
@@ -182,6 +226,9 @@ export class IdBuffer {
       if (this.closed) {
         throw new ShardleafClosedError();
       }
+      if (this.leaseTtlMs !== Number.POSITIVE_INFINITY) {
+        this.dropExpired();
+      }
       const segment = this.current;
       segment.takeInto(out, n - out.length);
       if (segment.left <= segment.refetchAt) {
@@ -205,6 +252,19 @@ export class IdBuffer {
     this.closed = true;
     this.current = EMPTY;
     this.next = null;
+  }
+
+  /** Drops the leases older than leaseTtlMs (their unused IDs become a gap). */
+  private dropExpired(): void {
+    const now = this.options.clock.now();
+    if (this.next !== null && now >= this.next.expiresAt) {
+      this.next = null;
+      this.expiredUnused = true;
+    }
+    if (this.current.left > 0 && now >= this.current.expiresAt) {
+      this.current = EMPTY;
+      this.expiredUnused = true;
+    }
   }
 
   /** The background fetch of the next lease, unless one is here or under way, or the last one just failed. */
@@ -239,12 +299,13 @@ export class IdBuffer {
     if (!Number.isNaN(this.lastFetchAt)) {
       const duration = now - this.lastFetchAt;
       const { minSize, maxSize, targetLeaseMs } = this.options;
-      if (duration < targetLeaseMs) {
+      if (duration < targetLeaseMs && !this.expiredUnused) {
         this.size = Math.min(this.size * 2, maxSize);
       } else if (duration >= 2 * targetLeaseMs) {
         this.size = Math.max(Math.floor(this.size / 2), minSize);
       }
     }
+    this.expiredUnused = false;
     const size = this.size;
     this.fetches++;
     const fetching = (async () => {
@@ -255,7 +316,16 @@ export class IdBuffer {
         }
         this.lastFetchAt = this.options.clock.now();
         this.lastError = null;
-        const segment = Segment.of(lease, this.options.prefetchAt);
+        const segment = Segment.of(lease, this.options.prefetchAt, this.lastFetchAt + this.leaseTtlMs);
+        if (!('ids' in lease) && lease.maxId !== undefined) {
+          // The server's limit now: it may have been lowered since the leases still held were granted.
+          segment.capAt(lease.maxId);
+          this.current.capAt(lease.maxId);
+          this.next?.capAt(lease.maxId);
+          if (this.next !== null && this.next.left === 0) {
+            this.next = null;
+          }
+        }
         if (segment.left === 0) {
           throw new Error('the server answered an empty lease');
         }
@@ -267,6 +337,10 @@ export class IdBuffer {
       } catch (err) {
         this.lastError = err instanceof Error ? err : new Error(`lease fetch failed: ${JSON.stringify(err)}`);
         this.failedAt = this.options.clock.now();
+        if (this.options.dropHeldOn?.(this.lastError) === true) {
+          this.current = EMPTY;
+          this.next = null;
+        }
       } finally {
         this.fetching = null;
       }

@@ -186,6 +186,9 @@ export class Transport {
 
 /** Rejects as soon as the signal aborts, even if `promise` (a fetch that ignores it) never settles. */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  // The original promise may reject after we stopped listening (or before we start): never an
+  // unhandled rejection, which would crash the caller's process.
+  promise.catch(() => undefined);
   if (signal.aborted) {
     return Promise.reject(toError(signal.reason));
   }

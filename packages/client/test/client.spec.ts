@@ -213,7 +213,12 @@ describe('ShardleafClient against a fake server', () => {
     await expect(p).rejects.toBeInstanceOf(ShardleafClosedError);
     expect(clock.pendingTimers).toBe(0);
     await expect(c.segmentId('orders')).rejects.toBeInstanceOf(ShardleafClosedError);
-    expect(() => c.segmentId('users')).toThrow(ShardleafClosedError);
+    await expect(c.segmentId('users')).rejects.toBeInstanceOf(ShardleafClosedError);
+    await expect(c.queueIdBatch(1, 'alice', 2)).rejects.toBeInstanceOf(ShardleafClosedError);
+    await expect(c.snowflakeId()).rejects.toBeInstanceOf(ShardleafClosedError);
+    // The synchronous try* methods throw (documented).
+    expect(() => c.trySegmentId('orders')).toThrow(ShardleafClosedError);
+    expect(() => c.tryQueueId(1, 'alice')).toThrow(ShardleafClosedError);
   });
 
   it('prefetches in the background: callers do not wait while the next lease is fetched', async () => {
@@ -235,13 +240,165 @@ describe('ShardleafClient against a fake server', () => {
     await c.close();
   });
 
-  it('validates its arguments locally', async () => {
-    const c = client(new FakeServers(), new FakeClock());
-    expect(() => c.queueId(256, 'a')).toThrow(RangeError);
-    expect(() => c.queueId(1, '')).toThrow(TypeError);
-    expect(() => c.segmentIdBatch('orders', 0)).toThrow(RangeError);
-    expect(() => new ShardleafClient({ servers: [] })).toThrow(RangeError);
-    expect(() => new ShardleafClient({ servers: A, timeoutMs: 0 })).toThrow(RangeError);
+  it('validates its arguments locally: every promise-returning method rejects, never throws', async () => {
+    const servers = new FakeServers();
+    const c = client(servers, new FakeClock());
+    const calls: Array<[string, () => Promise<unknown>, unknown]> = [
+      ['queueId appId 256', () => c.queueId(256, 'a'), RangeError],
+      ['queueId appId -1', () => c.queueId(-1, 'a'), RangeError],
+      ['queueId appId 1.5', () => c.queueId(1.5, 'a'), RangeError],
+      ['queueId gatePass ""', () => c.queueId(1, ''), TypeError],
+      ['queueIdBatch n 0', () => c.queueIdBatch(1, 'a', 0), RangeError],
+      ['queueIdBatch appId NaN', () => c.queueIdBatch(Number.NaN, 'a', 1), RangeError],
+      ['queueIdString gatePass ""', () => c.queueIdString(1, ''), TypeError],
+      ['segmentId tag ""', () => c.segmentId(''), TypeError],
+      ['segmentIdBatch n 0', () => c.segmentIdBatch('orders', 0), RangeError],
+      ['segmentIdBatch n 1.5', () => c.segmentIdBatch('orders', 1.5), RangeError],
+      ['snowflakeId key ""', () => c.snowflakeId(''), TypeError],
+      ['snowflakeIdBatch n -1', () => c.snowflakeIdBatch('default', -1), RangeError],
+    ];
+    for (const [name, call, type] of calls) {
+      let promise: Promise<unknown> | undefined;
+      let thrown: unknown;
+      try {
+        promise = call();
+      } catch (err) {
+        thrown = err;
+      }
+      expect({ name, thrown }).toEqual({ name, thrown: undefined });
+      await expect(promise).rejects.toBeInstanceOf(type as new () => Error);
+    }
+    expect(() => c.tryQueueId(256, 'a')).toThrow(RangeError);
+    expect(() => c.trySegmentId('')).toThrow(TypeError);
+    expect(servers.calls).toHaveLength(0);
     await c.close();
+  });
+
+  it('checks appId before looking a buffer up: a fractional appId never reaches another app\'s buffer', async () => {
+    // Buffer keys are appId * 64 + shard: appId 1.5 with a gatePass of shard s would be app 1's shard s + 32.
+    const byShard = new Map<number, string>();
+    for (let i = 0; byShard.size < 64; i++) {
+      const g = `g${i}`;
+      if (!byShard.has(shardOf(g))) {
+        byShard.set(shardOf(g), g);
+      }
+    }
+    const low = byShard.get(3) as string;
+    const high = byShard.get(35) as string;
+    const servers = new FakeServers();
+    const c = client(servers, new FakeClock(), { servers: A });
+    const own = await c.queueId(1, high);
+    expect(own & 0x3fffn).toBe(BigInt((35 << 8) | 1));
+    await expect(c.queueId(1.5, low)).rejects.toBeInstanceOf(RangeError);
+    await expect(c.queueIdBatch(1.5, low, 2)).rejects.toBeInstanceOf(RangeError);
+    expect(() => c.tryQueueId(1.5, low)).toThrow(RangeError);
+    // App 1's buffer lost nothing to those calls.
+    expect(await c.queueId(1, high)).toBe(own + (1n << 14n));
+    await c.close();
+  });
+
+  it.each([
+    ['maxLease above the server\'s 10,000,000', { maxLease: 10_000_001 }, /maxLease/],
+    ['initialLease above 10,000,000', { initialLease: 20_000_000 }, /initialLease/],
+    ['minLease above maxLease', { minLease: 500, maxLease: 100 }, /minLease/],
+    ['minLease 0', { minLease: 0 }, /minLease/],
+    ['maxLease fractional', { maxLease: 10.5 }, /maxLease/],
+    ['prefetchAt 0', { prefetchAt: 0 }, /prefetchAt/],
+    ['prefetchAt 1.5', { prefetchAt: 1.5 }, /prefetchAt/],
+    ['prefetchAt NaN', { prefetchAt: Number.NaN }, /prefetchAt/],
+    ['timeoutMs 0', { timeoutMs: 0 }, /timeoutMs/],
+    ['targetLeaseMs negative', { targetLeaseMs: -1 }, /targetLeaseMs/],
+    ['backoffMaxMs Infinity', { backoffMaxMs: Number.POSITIVE_INFINITY }, /backoffMaxMs/],
+    ['snowflakeBatch above 1000', { snowflakeBatch: 5000 }, /snowflakeBatch/],
+    ['leaseTtlMs 0', { leaseTtlMs: 0 }, /leaseTtlMs/],
+  ])('refuses the option %s, naming it', (_name, over, message) => {
+    expect(() => new ShardleafClient({ servers: A, ...over })).toThrow(message);
+  });
+
+  it('accepts the largest lease the server allows', () => {
+    expect(() => new ShardleafClient({ servers: A, maxLease: 10_000_000, initialLease: 10_000_000 })).not.toThrow();
+    expect(() => new ShardleafClient({ servers: [] })).toThrow(RangeError);
+  });
+
+  it('hands out no held queue ID once the shard answers 410 (max_limit_id lowered below the leased range)', async () => {
+    const servers = new FakeServers();
+    const c = client(servers, new FakeClock(), { servers: A });
+    const shard = BigInt(shardOf('alice') << 8) | 1n;
+    expect(await c.queueId(1, 'alice')).toBe((1n << 14n) | shard); // lease 1: indexes 1..10
+    // The limit drops to index 5: the server now drops such IDs; the next lease answers 410.
+    servers.queueMaxLimitId = (5n << 14n) | shard;
+    // Held before the client could know (the documented exposure): up to the prefetch at 80 %.
+    const held = await c.queueIdBatch(1, 'alice', 7);
+    expect(held.map((id) => id >> 14n)).toEqual([2n, 3n, 4n, 5n, 6n, 7n, 8n]);
+    await flush();
+    // The prefetch got 410: indexes 9 and 10 are never handed out.
+    expect(c.tryQueueId(1, 'alice')).toBeUndefined();
+    await expect(c.queueId(1, 'alice')).rejects.toMatchObject({ status: 410, error: 'QUEUE_EXHAUSTED' });
+    // Raised again: leases resume above every index leased before.
+    servers.queueMaxLimitId = 0n;
+    expect((await c.queueId(1, 'alice')) >> 14n).toBe(11n);
+    await c.close();
+  });
+
+  it('never hands out a queue ID above the maxLimitId a lease reports', async () => {
+    const servers = new FakeServers();
+    servers.queueStep = 10;
+    const shard = BigInt(shardOf('alice') << 8) | 1n;
+    servers.queueMaxLimitId = (14n << 14n) | shard;
+    const c = client(servers, new FakeClock(), { servers: A });
+    const ids = await c.queueIdBatch(1, 'alice', 14);
+    expect(ids.map((id) => id >> 14n)).toEqual(Array.from({ length: 14 }, (_, i) => BigInt(i + 1)));
+    expect(ids.every((id) => id <= servers.queueMaxLimitId)).toBe(true);
+    await expect(c.queueId(1, 'alice')).rejects.toMatchObject({ status: 410 });
+    await c.close();
+  });
+
+  it('drops a lease older than leaseTtlMs and fetches a new one', async () => {
+    const servers = new FakeServers();
+    const clock = new FakeClock();
+    const c = client(servers, clock, { servers: A, leaseTtlMs: 5000 });
+    expect(await c.segmentIdBatch('orders', 2)).toEqual([1n, 2n]); // lease 1..10
+    clock.advance(4999);
+    expect(await c.segmentId('orders')).toBe(3n);
+    clock.advance(1);
+    // 3..10 were leased 5 s ago: a gap; the next ID comes from a new lease.
+    expect(await c.segmentId('orders')).toBe(11n);
+    expect(c.trySegmentId('orders')).toBe(12n);
+    expect(servers.calls).toHaveLength(2);
+    await c.close();
+  });
+});
+
+describe('Transport', () => {
+  it('leaves no unhandled rejection when the call is aborted before its fetch settles', async () => {
+    const clock = new FakeClock();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let rejectLate: (err: Error) => void = () => undefined;
+      const transport: Transport = new Transport({
+        servers: [A],
+        timeoutMs: 1000,
+        backoffBaseMs: 100,
+        backoffMaxMs: 800,
+        clock,
+        // The client is closed while the fetch is being made: its signal is aborted before abortable() runs.
+        fetch: () => {
+          transport.close();
+          return new Promise((_resolve, reject) => {
+            rejectLate = reject;
+          });
+        },
+      });
+      await expect(transport.request('GET', '/x')).rejects.toBeInstanceOf(ShardleafClosedError);
+      rejectLate(new Error('socket closed'));
+      await flush();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
   });
 });

@@ -66,6 +66,8 @@ export class FakeServers {
   queueStep = 1;
   /** Largest queue index (max_limit_id) per shard: 410 above. */
   queueMaxIndex = 1n << 40n;
+  /** The apps' max_limit_id reported in queue lease replies (0 = none); it also cuts the leases. */
+  queueMaxLimitId = 0n;
   private readonly rows = new Map<string, bigint>();
   // Far above the queue and segment IDs of the tests, so all three can share one uniqueness check.
   private snowflakeNext = 1n << 60n;
@@ -124,14 +126,26 @@ export class FakeServers {
       const shard = shardOfForFake(u.searchParams.get('gatePass') ?? '');
       const key = `q:${appId}:${shard}`;
       const max = this.rows.get(key) ?? 0n;
-      if (max >= this.queueMaxIndex) {
+      let maxIndex = this.queueMaxIndex;
+      if (this.queueMaxLimitId > 0n) {
+        const byLimit = (this.queueMaxLimitId - BigInt((shard << 8) | appId)) >> 14n;
+        maxIndex = byLimit < maxIndex ? byLimit : maxIndex;
+      }
+      if (max >= maxIndex) {
         return reply(410, { code: -5, error: 'QUEUE_EXHAUSTED', message: 'used up' });
       }
       const steps = BigInt(Math.ceil(count / this.queueStep));
       let to = max + steps * BigInt(this.queueStep);
-      to = to < this.queueMaxIndex ? to : this.queueMaxIndex;
+      to = to < maxIndex ? to : maxIndex;
       this.rows.set(key, to);
-      return reply(200, { appId, shard, from: String(max + 1n), to: String(to), count: Number(to - max) });
+      return reply(200, {
+        appId,
+        shard,
+        from: String(max + 1n),
+        to: String(to),
+        count: Number(to - max),
+        maxLimitId: String(this.queueMaxLimitId),
+      });
     }
     m = /^\/api\/segment\/lease\/(.+)$/.exec(u.pathname);
     if (m && method === 'POST') {

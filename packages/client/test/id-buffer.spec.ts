@@ -171,6 +171,79 @@ describe('IdBuffer (double buffer of leased IDs)', () => {
     expect(await w).toBe(11n);
   });
 
+  it('tryTakeOne on an empty buffer does not fetch again before retryDelayMs after a failure', async () => {
+    const clock = new FakeClock();
+    const f = new ManualFetcher();
+    const b = new IdBuffer(f.fetch, options(clock));
+    expect(b.tryTakeOne()).toBeUndefined();
+    expect(f.sizes).toHaveLength(1);
+    f.fail(new Error('server down'));
+    await flush();
+    // A polling caller during an outage: no fetch per call.
+    for (let i = 0; i < 10; i++) {
+      expect(b.tryTakeOne()).toBeUndefined();
+      await flush();
+    }
+    expect(f.sizes).toHaveLength(1);
+    clock.advance(99);
+    expect(b.tryTakeOne()).toBeUndefined();
+    expect(f.sizes).toHaveLength(1);
+    clock.advance(1);
+    expect(b.tryTakeOne()).toBeUndefined();
+    expect(f.sizes).toHaveLength(2);
+    f.grant();
+    await flush();
+    expect(b.tryTakeOne()).toBe(1n);
+  });
+
+  it('cuts the new lease and the ones it holds at the maxId a lease reports', async () => {
+    const clock = new FakeClock();
+    const leases: Lease[] = [
+      { first: 100n, stride: 10n, count: 10 }, // 100..190
+      { first: 5n, stride: 1n, count: 3, maxId: 145n },
+    ];
+    const b = new IdBuffer(() => Promise.resolve(leases.shift() as Lease), options(clock, { initialSize: 10, minSize: 10 }));
+    const first8 = await b.take(8); // 100..170; lease 2 prefetched, reporting maxId 145
+    expect(first8).toEqual([100n, 110n, 120n, 130n, 140n, 150n, 160n, 170n]);
+    await flush();
+    // 180 and 190 are above 145: dropped; lease 2 (5..7) is current at once.
+    expect(b.view()).toMatchObject({ left: 3, nextReady: false });
+    expect(await b.take(3)).toEqual([5n, 6n, 7n]);
+
+    const cappedLeases: Lease[] = [
+      { first: 1n, stride: 1n, count: 10, maxId: 4n },
+      { first: 100n, stride: 1n, count: 10 },
+    ];
+    const capped = new IdBuffer(() => Promise.resolve(cappedLeases.shift() as Lease), options(clock, { initialSize: 10, minSize: 10 }));
+    expect(await capped.take(5)).toEqual([1n, 2n, 3n, 4n, 100n]);
+  });
+
+  it('drops what it holds when a fetch fails with an error dropHeldOn accepts', async () => {
+    const clock = new FakeClock();
+    const f = new ManualFetcher();
+    const b = new IdBuffer(f.fetch, options(clock, { minSize: 10, maxSize: 10, dropHeldOn: (err) => err.message === 'revoked' }));
+    const p = b.take(8);
+    f.grant();
+    await p; // 8 of 10 used: background fetch
+    f.fail(new Error('other'));
+    await flush();
+    expect(b.tryTakeOne()).toBe(9n); // kept
+    clock.advance(100);
+    expect(b.tryTakeOne()).toBe(10n);
+    const w = b.takeOne();
+    await flush();
+    f.grant(); // 11..20
+    expect(await w).toBe(11n);
+    for (let i = 0; i < 7; i++) {
+      b.tryTakeOne();
+    }
+    // 18 used: background fetch; 19 and 20 are held when it fails.
+    expect(b.view()).toMatchObject({ left: 2, fetching: true });
+    f.fail(new Error('revoked'));
+    await flush();
+    expect(b.tryTakeOne()).toBeUndefined();
+  });
+
   it('hands out lists (snowflake batches) and runs with a stride (queue IDs)', async () => {
     const clock = new FakeClock();
     const list = new IdBuffer(() => Promise.resolve({ ids: [7n, 9n, 11n] }), options(clock, { minSize: 1, initialSize: 3 }));

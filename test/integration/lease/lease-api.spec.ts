@@ -10,6 +10,7 @@ interface QueueLeaseBody {
   from: string;
   to: string;
   count: number;
+  maxLimitId: string;
 }
 interface SegmentLeaseBody {
   key: string;
@@ -44,7 +45,7 @@ describe('lease endpoints', () => {
       const first = await queueLease(3, 'alice', 150);
       expect(first.status).toBe(200);
       const a = first.json<QueueLeaseBody>();
-      expect(a).toEqual({ appId: 3, shard: shardOf('alice'), from: '1', to: '200', count: 200 });
+      expect(a).toEqual({ appId: 3, shard: shardOf('alice'), from: '1', to: '200', count: 200, maxLimitId: '0' });
 
       // The queue's refill takes the next range of the same row.
       const queued = await request(app, 'GET', '/api/id/3?gatePass=alice&count=5', { token: null });
@@ -52,7 +53,7 @@ describe('lease endpoints', () => {
       expect(indexes).toEqual([201n, 202n, 203n, 204n, 205n]);
 
       const second = (await queueLease(3, 'alice', 1)).json<QueueLeaseBody>();
-      expect(second).toEqual({ appId: 3, shard: shardOf('alice'), from: '301', to: '400', count: 100 });
+      expect(second).toEqual({ appId: 3, shard: shardOf('alice'), from: '301', to: '400', count: 100, maxLimitId: '0' });
       const row = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 3 AND shard_id = ?', [shardOf('alice')])) as Array<{ max_id: string }>;
       expect(String(row[0].max_id)).toBe('400');
     });
@@ -62,9 +63,17 @@ describe('lease endpoints', () => {
       const shard = shardOf('alice');
       const maxLimitId = ((25n << 14n) | BigInt(shard << 8) | 4n).toString();
       expect((await request(app, 'POST', '/admin/apps', { body: { appId: 4, appName: 'small', step: 10, maxLimitId } })).status).toBe(201);
-      expect((await queueLease(4, 'alice', 1)).json<QueueLeaseBody>()).toMatchObject({ from: '1', to: '10' });
-      expect((await queueLease(4, 'alice', 11)).json<QueueLeaseBody>()).toMatchObject({ from: '11', to: '25', count: 15 });
+      expect((await queueLease(4, 'alice', 1)).json<QueueLeaseBody>()).toMatchObject({ from: '1', to: '10', maxLimitId });
+      expect((await queueLease(4, 'alice', 11)).json<QueueLeaseBody>()).toMatchObject({ from: '11', to: '25', count: 15, maxLimitId });
       expectError(await queueLease(4, 'alice', 1), 410, -5);
+    });
+
+    it('reports a max_limit_id lowered after earlier leases, so a client can cut what it holds', async () => {
+      expect((await request(app, 'POST', '/admin/apps', { body: { appId: 6, appName: 'lowered', step: 10 } })).status).toBe(201);
+      expect((await queueLease(6, 'alice', 10)).json<QueueLeaseBody>()).toMatchObject({ from: '1', to: '10', maxLimitId: '0' });
+      const lowered = ((15n << 14n) | (63n << 8n) | 6n).toString();
+      expect((await request(app, 'PATCH', '/admin/apps/6', { body: { maxLimitId: lowered } })).status).toBe(200);
+      expect((await queueLease(6, 'alice', 10)).json<QueueLeaseBody>()).toMatchObject({ maxLimitId: lowered });
     });
 
     it('answers 404 for an unknown or deleted app; a re-created app resumes above every lease', async () => {
@@ -121,6 +130,20 @@ describe('lease endpoints', () => {
       expectError(await segmentLease('gone', 10), 404, -2);
       expect((await request(app, 'POST', '/admin/segment/tags', { body: { tag: 'gone', step: 10 } })).status).toBe(201);
       expect((await segmentLease('gone', 1)).json<SegmentLeaseBody>()).toMatchObject({ from: '41', to: '41' });
+    });
+
+    it('refuses with 409 CONFLICT a tag whose max_id is below 1 (a row made by hand), never leasing IDs below 1', async () => {
+      expect((await request(app, 'POST', '/admin/segment/tags', { body: { tag: 'negative', step: 10 } })).status).toBe(201);
+      for (const maxId of [-5, 0]) {
+        await env.sql("UPDATE leaf_alloc SET max_id = ? WHERE biz_tag = 'negative'", [maxId]);
+        expectError(await segmentLease('negative', 3), 409, -105);
+        expectError(await segmentLease('negative', 10), 409, -105);
+        // Nothing was taken.
+        const rows = (await env.sql("SELECT max_id FROM leaf_alloc WHERE biz_tag = 'negative'")) as Array<{ max_id: string }>;
+        expect(String(rows[0].max_id)).toBe(String(maxId));
+      }
+      await env.sql("UPDATE leaf_alloc SET max_id = 1 WHERE biz_tag = 'negative'");
+      expect((await segmentLease('negative', 4)).json<SegmentLeaseBody>()).toMatchObject({ from: '1', to: '4' });
     });
 
     it.each([
