@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
+import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { AppConfig } from '../../../src/config/app-config';
 import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { Clock } from '../../../src/snowflake/core/clock';
@@ -19,8 +20,19 @@ import { QUIET_ENV, SHARED_ZK, getIds, removeTree, startRefusal, startSnowflakeA
  * "Never twice" with real MariaDB and ZooKeeper: two live instances with the same identity
  * ip:port (Docker's default bridge, NAT) must not share a worker id, and a crash followed by a
  * restart on a clock set back behind the last IDs must not repeat one.
+ *
+ * Reports every INTERVAL (a second start sees the holder report again, and is refused, well
+ * within its watch window; the crash test catches an instance right after a report), each
+ * recording the time RECORD_AHEAD ahead. An instance stops issuing at its recorded time when no
+ * report succeeded meanwhile (SNOWFLAKE_LEASE_LOST, by design). With the default 3 × INTERVAL
+ * (600 ms) a loaded machine (load average 16 on 2 cores) made that happen: the apps share this
+ * test process, whose timers fired ~360 ms late while another app was starting, and one report's
+ * round trip took over 440 ms, so "the first keeps issuing" and both issuing phases of the crash
+ * test failed now and then. No assertion needs a small window; only the waits for a crashed
+ * predecessor (its identity's silence, its recorded time) last this long.
  */
 const INTERVAL = 200;
+const RECORD_AHEAD = 3000;
 
 /** The system clock shifted by an offset the test sets. */
 function shiftedClock(offsetMs: number): Clock & { offsetMs: number } {
@@ -34,6 +46,26 @@ function shiftedClock(offsetMs: number): Clock & { offsetMs: number } {
 }
 
 const noPeerCheck = { check: async () => undefined } as unknown as PeerClockService;
+
+/**
+ * Issues batches of 1000, one every 10 ms, until the generator stops at its recorded time (the
+ * ceiling: SNOWFLAKE_LEASE_LOST) — the last IDs of an instance whose reports stopped are as late
+ * as they can be. Resolves every ID.
+ */
+async function issueUntilCeiling(svc: SnowflakeService): Promise<bigint[]> {
+  const ids: bigint[] = [];
+  for (;;) {
+    try {
+      ids.push(...(await svc.nextIds(1000)));
+    } catch (err) {
+      if (err instanceof IdGenError && err.kind === ErrorKind.SnowflakeLeaseLost) {
+        return ids;
+      }
+      throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /** Issues batches of 1000 until `ms` have passed (real time), yielding to timers; resolves every ID. */
 async function issueFor(svc: SnowflakeService, ms: number): Promise<bigint[]> {
@@ -87,6 +119,7 @@ describe('snowflake: never twice across identities and restarts', () => {
       ZK_ADDRESS: SHARED_ZK,
       SNOWFLAKE_CACHE_DIR: dir,
       SNOWFLAKE_REPORT_INTERVAL_MS: String(INTERVAL),
+      SNOWFLAKE_RECORD_AHEAD_MS: String(RECORD_AHEAD),
       SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
       ...(mode === 'local' ? { SNOWFLAKE_WORKER_ID: '9' } : {}),
       ...extra,
@@ -134,7 +167,8 @@ describe('snowflake: never twice across identities and restarts', () => {
       }
       const lastReport = first.lastReportAt as number;
       await (first as unknown as { heartbeat: { stop(): Promise<void> } }).heartbeat.stop();
-      const old = await issueFor(first, 2 * INTERVAL);
+      // IDs up to the recorded time, which the restart's clock must pass before its first ID.
+      const old = await issueUntilCeiling(first);
       // The crash: no release; only the connection goes.
       await (first as unknown as { registry: WorkerIdRegistry }).registry.close();
       const lastId = decodeId(old[old.length - 1], DEFAULT_TWEPOCH).timestamp;
@@ -151,6 +185,9 @@ describe('snowflake: never twice across identities and restarts', () => {
         const repeated = fresh.filter((id) => seen.has(String(id)));
         expect(repeated.slice(0, 5)).toEqual([]);
         expect(fresh.length).toBeGreaterThan(0);
+        // The same worker id, so an ID in or before the last old millisecond could repeat one.
+        expect(decodeId(fresh[0], DEFAULT_TWEPOCH).workerId).toBe(decodeId(old[0], DEFAULT_TWEPOCH).workerId);
+        expect(decodeId(fresh[0], DEFAULT_TWEPOCH).timestamp).toBeGreaterThan(lastId);
       } finally {
         await second.onApplicationShutdown();
       }
