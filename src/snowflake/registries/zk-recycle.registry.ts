@@ -89,7 +89,14 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
       this.logger.error(`worker id ${this.held.workerId} was reclaimed by another instance; stopped issuing IDs`);
       await this.recover(now);
     }
-    await this.reclaimStale(now);
+    // The report (or recovery) above is what the lease rests on; reclaiming other instances' stale
+    // ids is housekeeping. Its failure (ZooKeeper gone right after our report) must not withhold
+    // the ceiling our successful report earned: the next heartbeat tries again.
+    try {
+      await this.reclaimStale(now);
+    } catch (err) {
+      this.logger.warn(`reclaiming stale worker ids failed (retried at the next report): ${(err as Error).message}`);
+    }
     if (this.switching) {
       // Synchronously before the caller switches its generator to the id returned here.
       this.switching = false;

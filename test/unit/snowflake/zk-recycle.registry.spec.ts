@@ -65,6 +65,17 @@ describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
     expect(kindOf(() => r.assertServing(T + 5000 + LEASE - MARGIN))).toBeUndefined();
   });
 
+  it('a report that succeeded extends the lease even when reclaiming stale ids fails after it', async () => {
+    const zk = new InMemoryZookeeper();
+    const r = registry(zk, 1);
+    await r.register(T);
+    // ZooKeeper goes away between our report (getData + setData) and the reclaim scan (getChildren).
+    jest.spyOn(zk, 'getChildren').mockRejectedValueOnce(new Error('ZooKeeper is down (in memory)'));
+    const report = await r.heartbeat(T + 5000);
+    expect(report.recordedUntil).toBe(T + 5000 + LEASE - MARGIN + 1);
+    expect(kindOf(() => r.assertServing(T + 5000 + LEASE - MARGIN))).toBeUndefined();
+  });
+
   it('reclaims stale ids, stamped with the old holder’s last time + lease', async () => {
     const zk = new InMemoryZookeeper();
     const dead = (await registry(zk, 1).register(T)).workerId;
