@@ -34,7 +34,7 @@ describe('IdAllocRepository.allocate (stored procedure and fallback)', () => {
     for (const minWanted of [1, 15, 1, 1]) {
       const result = await repo.allocate(appId, shardId, minWanted);
       const expected = planSegment(maxId, 10, maxIndex, minWanted);
-      expect(result).toEqual({ segment: expected, step: 10, maxIndex });
+      expect(result).toEqual({ segment: expected, step: 10, maxIndex, maxLimitId });
       maxId = expected?.to ?? maxId;
     }
     // 1..10, 11..25 (two steps, capped by the limit), then nothing left.
