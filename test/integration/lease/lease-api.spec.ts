@@ -3,21 +3,8 @@ import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-l
 import { MAX_LEASE_COUNT } from '../../../src/lease/lease-input';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 import { SEGMENT_TEST_ENV } from '../segment/segment-test-helpers';
-
-interface QueueLeaseBody {
-  appId: number;
-  shard: number;
-  from: string;
-  to: string;
-  count: number;
-  maxLimitId: string;
-}
-interface SegmentLeaseBody {
-  key: string;
-  from: string;
-  to: string;
-  count: number;
-}
+import type { QueueLeaseBody } from '../../../src/queue-id/queue-lease.controller';
+import type { SegmentLeaseBody } from '../../../src/segment/segment-lease.controller';
 
 describe('lease endpoints', () => {
   let env: TestEnv;

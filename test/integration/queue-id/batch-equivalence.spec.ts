@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MAX_NUMBER_INDEX } from '../../../src/queue-id/core/queue-batch';
 import { MAX_INDEX, composeQueueId, parseQueueEntry, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { seededRandom as rng } from '../../support/seeded-random';
 
 /**
  * The batch path (plain LPOP + LLEN or the pop script, number arithmetic, the JSON body written from
@@ -14,18 +15,6 @@ const APP = 7;
 const GATE_PASS = 'alice';
 const SHARD = shardOf(GATE_PASS);
 const BATCH = 1000;
-
-/** A deterministic generator (mulberry32): the list is the same in every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `batches × BATCH` valid entries: runs of 1..300 with gaps, jumps back, and edge indexes. */
 function mixedList(batches: number, seed: number): string[] {

@@ -1,5 +1,6 @@
 import { MAX_NUMBER_INDEX, acceptEntries, batchBody } from '../../../src/queue-id/core/queue-batch';
 import { MAX_INDEX, composeQueueId, maxIndexFor, parseQueueEntry } from '../../../src/queue-id/core/queue-id-layout';
+import { seededRandom as rng } from '../../support/seeded-random';
 
 /** The request path before the batch work: parseQueueEntry, limit check, bigint compose, JSON.stringify. */
 function oldPath(raw: ReadonlyArray<string | Uint8Array>, maxIndex: bigint, shardId: number, appId: number) {
@@ -25,18 +26,6 @@ function newPath(raw: ReadonlyArray<string | Uint8Array>, maxIndex: bigint, shar
   const out: number[] = [];
   const { overLimit, malformed } = acceptEntries(raw, maxIndex, out);
   return { body: batchBody(out, shardId, appId), overLimit, malformed };
-}
-
-/** A deterministic generator (mulberry32), so a failure is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const MALFORMED = ['', ' 1', '1 ', '-1', '+1', '1.0', '1e3', '0x10', 'abc', '12345678901234567', '١٢', '1,2', '"7"'];
