@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import Redis from 'ioredis';
-import { PUSH_RANGE_LUA } from '../../src/queue-id/segment-push';
+import { pushRange } from '../../src/queue-id/segment-push';
 import { POP_WITH_LENGTH_LUA, popWithLength } from '../../src/queue-id/pop-with-length';
 
 const OPS = Number(process.argv[2] ?? 200_000);
@@ -72,9 +72,7 @@ async function waitForServer(port: number): Promise<void> {
 
 async function fill(redis: Redis, n: number): Promise<void> {
   await redis.del(KEY, `{${KEY}}:pushed`);
-  for (let from = 1; from <= n; from += 10_000) {
-    await redis.eval(PUSH_RANGE_LUA, 2, KEY, `{${KEY}}:pushed`, String(from), String(Math.min(from + 9_999, n)));
-  }
+  await pushRange(redis, KEY, `{${KEY}}:pushed`, 1n, BigInt(n));
 }
 
 async function commandUsec(redis: Redis): Promise<number> {
