@@ -88,9 +88,9 @@ export class QueueIdService {
         ({ entries: popped, length } = await this.replicaAck.popConfirmed(key, count, this.refill.aheadEnabled));
       } else if (this.refill.aheadEnabled) {
         // A batch pops with a plain LPOP and reads LLEN after it (no script: popping inside Lua
-        // costs Redis 5–9× more CPU per entry); a single get with the one-round-trip script.
-        ({ entries: popped, length } =
-          count === 1 ? await this.refill.popWithLength(key, count) : await this.refill.popThenLength(key, count));
+        // costs Redis 5–9× more CPU per entry); a single get pops plainly while the shard's
+        // length-read budget lasts, else with the one-round-trip script (length -1: not read).
+        ({ entries: popped, length } = await this.refill.popAhead(appId, shardId, shard.step, key, count));
       } else {
         popped = await this.refill.popRaw(key, count);
       }

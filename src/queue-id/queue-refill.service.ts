@@ -5,6 +5,7 @@ import { LockService } from '../infra/redis/lock.service';
 import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { AppRegistry } from './core/app-registry';
+import { LengthReads } from './core/length-reads';
 import { QueueKeys } from './core/queue-keys';
 import { RefillAhead } from './core/refill-ahead';
 import { needsRefill } from './core/refill-policy';
@@ -84,6 +85,8 @@ export class QueueRefillService implements BeforeApplicationShutdown {
   private readonly waiting: Array<{ appId: number; shardId: number; step: number }> = [];
   /** Allocation failures already reported to the monitor (not counted twice). */
   private readonly recorded = new WeakSet<object>();
+  /** When a single get reads its list's length (core/length-reads.ts). */
+  private readonly reads = new LengthReads();
   private closing = false;
 
   constructor(
@@ -102,7 +105,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     this.keys = new QueueKeys(config.redis.keyPrefix);
   }
 
-  /** Refill-ahead on: the request path pops with `popWithLength` and calls `afterPop`. */
+  /** Refill-ahead on: the request path pops with `popAhead` and calls `afterPop` when it read the length. */
   get aheadEnabled(): boolean {
     return this.config.queue.refillAhead;
   }
@@ -328,7 +331,29 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     return (await this.redis.lpopBuffer(listKey, n)) ?? [];
   }
 
-  /** The request path's pop with refill-ahead on: entries and the list's length after the pop (pop-with-length.ts). */
+  /**
+   * The request path's pop with refill-ahead on: entries, and the list's length after the pop when
+   * it was read (-1 when not). A single get is a plain LPOP while this instance's budget for the
+   * shard lasts (core/length-reads.ts), else the pop-with-length script; a batch always reads it.
+   */
+  async popAhead(appId: number, shardId: number, step: number, listKey: string, n: number): Promise<Popped> {
+    if (n === 1 && this.reads.tryPlain(appId, shardId)) {
+      const entry = await this.redis.lpopBuffer(listKey);
+      if (entry === null) {
+        this.reads.forget(appId, shardId);
+        return { entries: [], length: -1 };
+      }
+      return { entries: [entry], length: -1 };
+    }
+    const ticket = this.reads.readingPop(appId, shardId, n);
+    const popped = n === 1 ? await this.popWithLength(listKey, n) : await this.popThenLength(listKey, n);
+    if (popped.length >= 0) {
+      this.reads.read(appId, shardId, ticket, popped.length, this.ahead.threshold(appId, shardId, step));
+    }
+    return popped;
+  }
+
+  /** The pop of a single get that reads the length: entries and the list's length after the pop (pop-with-length.ts). */
   popWithLength(listKey: string, n: number): Promise<Popped> {
     return popWithLength(this.redis, listKey, n);
   }
