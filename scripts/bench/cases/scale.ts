@@ -37,6 +37,8 @@ interface SizePoint {
   /** Service CPU time (ms, 10 ms ticks) of the first scrape. */
   scrapeCpuMs: number;
   scrapeCachedMs: number;
+  /** Every scrape measured: uncached (the state read again, TTL expired) and cached ones. */
+  scrapes: { uncached: ScrapeTime[]; cached: ScrapeTime[] };
   redisBytes: number;
   rssBytes: number;
 }
@@ -61,12 +63,54 @@ async function timedStart(env: BenchEnv, extra: NodeJS.ProcessEnv): Promise<{ se
   return { server, ms: Date.now() - t0, cpuMs: (cpuMicros(server.child.pid) ?? Number.NaN) / 1000 };
 }
 
-async function scrape(server: ServerProc): Promise<number> {
+interface ScrapeTime {
+  /** Wall time of the scrape. */
+  ms: number;
+  /**
+   * The longest wait of a `/health/live` probe sent back to back (one at a time) while the scrape
+   * ran: about the longest time the service's event loop was held (a probe waits for it).
+   */
+  probeMaxMs: number;
+  probes: number;
+}
+
+/** Back-to-back probes of /health/live until `stop()`: the longest one and how many. */
+function probeUntil(server: ServerProc): { stop: () => Promise<{ maxMs: number; count: number }> } {
+  let running = true;
+  const done = (async () => {
+    let maxMs = 0;
+    let count = 0;
+    while (running) {
+      const t0 = process.hrtime.bigint();
+      const res = await fetch(`http://127.0.0.1:${server.port}/health/live`);
+      await res.arrayBuffer();
+      maxMs = Math.max(maxMs, Number(process.hrtime.bigint() - t0) / 1e6);
+      count++;
+    }
+    return { maxMs, count };
+  })();
+  return {
+    stop: () => {
+      running = false;
+      return done;
+    },
+  };
+}
+
+async function scrape(server: ServerProc): Promise<ScrapeTime> {
+  const probe = probeUntil(server);
   const t0 = process.hrtime.bigint();
   const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
   await res.text();
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const { maxMs, count } = await probe.stop();
+  return { ms, probeMaxMs: maxMs, probes: count };
 }
+
+/** The service's METRICS_STATE_TTL_MS in this case: a scrape after it reads the state again. */
+const STATE_TTL_MS = 5000;
+/** Scrapes of each kind at each size. */
+const SCRAPES = 3;
 
 async function deleteLists(redis: Redis, env: BenchEnv, apps: Iterable<number>): Promise<void> {
   const keys: string[] = [];
@@ -99,10 +143,11 @@ async function waitRefilled(redis: Redis, env: BenchEnv, apps: number, timeoutMs
   return false;
 }
 
-const COMMON_ENV = { QUEUE_RELOAD_CRON: 'off', LOG_LEVEL: 'warn' };
+const COMMON_ENV = { QUEUE_RELOAD_CRON: 'off', LOG_LEVEL: 'warn', METRICS_STATE_TTL_MS: String(STATE_TTL_MS) };
+
 
 export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: string) => void): Promise<Row[]> {
-  const sizes = opts.quick ? [4, 16, 64] : [16, 64, 256];
+  const sizes = opts.scaleApps ?? (opts.quick ? [4, 16, 64] : [16, 64, 256]);
   log(`scale: ${sizes.join(', ')} apps × 64 shards`);
   const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
   const baseline = await usedMemory(redis);
@@ -135,16 +180,21 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
       const redisBytes = (await usedMemory(redis)) - baseline;
       // Start-up with every list full, then a scrape (state read), then a cached one.
       const warm = await timedStart(env, { ...COMMON_ENV, QUEUE_REFILL_CRON: 'off' });
-      let scrapeMs: number;
       let scrapeCpuMs: number;
-      let scrapeCachedMs: number;
+      const scrapes: SizePoint['scrapes'] = { uncached: [], cached: [] };
       let rssBytes: number;
       try {
         const cpu0 = cpuMicros(warm.server.child.pid) ?? Number.NaN;
-        scrapeMs = await scrape(warm.server);
+        scrapes.uncached.push(await scrape(warm.server));
         scrapeCpuMs = ((cpuMicros(warm.server.child.pid) ?? Number.NaN) - cpu0) / 1000;
-        scrapeCachedMs = await scrape(warm.server);
+        scrapes.cached.push(await scrape(warm.server));
         rssBytes = rssOf(warm.server.child.pid);
+        // More of each: cached right after, uncached once the state snapshot expired.
+        for (let i = 1; i < SCRAPES; i++) {
+          await sleep(STATE_TTL_MS + 200);
+          scrapes.uncached.push(await scrape(warm.server));
+          scrapes.cached.push(await scrape(warm.server));
+        }
       } finally {
         await warm.server.stop();
       }
@@ -160,9 +210,10 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
         warmStartCpuMs: warm.cpuMs,
         coldStartMs: cold.ms,
         coldStartCpuMs: cold.cpuMs,
-        scrapeMs,
+        scrapeMs: scrapes.uncached[0].ms,
         scrapeCpuMs,
-        scrapeCachedMs,
+        scrapeCachedMs: scrapes.cached[0].ms,
+        scrapes,
         redisBytes,
         rssBytes,
       };
@@ -184,9 +235,15 @@ function describe(p: SizePoint): string {
     `${p.shards} lists: sweep ${ms(p.sweep.fullMs, p.sweep.fullCpuMs)} all empty (${p.sweep.full.refilled} refilled), ` +
     `${ms(p.sweep.steadyMs, p.sweep.steadyCpuMs)} all full; start-up ${ms(p.warmStartMs, p.warmStartCpuMs)} lists full, ` +
     `${ms(p.coldStartMs, p.coldStartCpuMs)} lists empty; /metrics ${ms(p.scrapeMs, p.scrapeCpuMs)}, cached ` +
-    `${p.scrapeCachedMs.toFixed(0)} ms; Redis ${(p.redisBytes / 2 ** 20).toFixed(1)} MiB ` +
+    `${p.scrapeCachedMs.toFixed(0)} ms; scrapes uncached ${scrapeList(p.scrapes.uncached)}, cached ` +
+    `${scrapeList(p.scrapes.cached)}; Redis ${(p.redisBytes / 2 ** 20).toFixed(1)} MiB ` +
     `(${(p.redisBytes / p.shards / 1024).toFixed(1)} KiB/list); RSS ${(p.rssBytes / 2 ** 20).toFixed(1)} MiB`
   );
+}
+
+/** `wall ms (longest probe wait ms)` of each scrape. */
+function scrapeList(scrapes: readonly ScrapeTime[]): string {
+  return scrapes.map((t) => `${t.ms.toFixed(0)} (block ${t.probeMaxMs.toFixed(0)})`).join(', ');
 }
 
 /** One row per size; the note of the largest says how each figure grew against the number of lists. */
