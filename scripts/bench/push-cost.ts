@@ -8,9 +8,8 @@
  * refill waits for), the client CPU per push (process.cpuUsage) and Redis's CPU per push
  * (INFO commandstats usec of the commands it ran).
  */
-import { spawn } from 'node:child_process';
 import Redis from 'ioredis';
-import { freePort } from './lib/proc';
+import { startPrivateRedis } from './lib/private-redis';
 import { pushRange } from '../../src/queue-id/segment-push';
 
 const N = BigInt(process.argv[2] ?? 100_000);
@@ -72,24 +71,6 @@ const VARIANTS: Variant[] = [
   },
 ];
 
-async function waitForServer(port: number): Promise<void> {
-  for (let i = 0; ; i++) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      await probe.ping();
-      return;
-    } catch (err) {
-      if (i > 50) {
-        throw err;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    } finally {
-      probe.disconnect();
-    }
-  }
-}
 
 async function redisUsec(admin: Redis): Promise<number> {
   const info = await admin.info('commandstats');
@@ -122,12 +103,8 @@ async function once(redis: Redis, admin: Redis, v: Variant): Promise<Try> {
 }
 
 async function main(): Promise<void> {
-  const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const { port, stop } = await startPrivateRedis();
   try {
-    await waitForServer(port);
     const redis = new Redis({ port, host: '127.0.0.1' });
     const admin = new Redis({ port, host: '127.0.0.1' });
     const results = new Map<string, Try[]>();
@@ -153,7 +130,7 @@ async function main(): Promise<void> {
     redis.disconnect();
     admin.disconnect();
   } finally {
-    server.kill('SIGKILL');
+    stop();
   }
 }
 
