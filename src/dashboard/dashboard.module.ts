@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AdminModule } from '../admin/admin.module';
+import { AdminModule } from '../queue-id/admin/admin.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SnowflakeModule } from '../snowflake/snowflake.module';
-import { AdminSnowflakeController } from './admin-snowflake.controller';
+import { AdminSnowflakeController } from '../snowflake/snowflake-admin.controller';
 import { DashboardController } from './dashboard.controller';
 import { DashboardHistoryController } from './dashboard-history.controller';
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AdminTokenGuard } from '../admin/admin-token.guard';
+import { AdminTokenGuard } from '../common/admin-token.guard';
 import { LeaseModule } from '../lease/lease.module';
 import { LeafAllocLeaseRepository } from './leaf-alloc-lease.repository';
 import { LeafAllocRepository } from './leaf-alloc.repository';

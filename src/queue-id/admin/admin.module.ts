@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { QueueIdModule } from '../queue-id/queue-id.module';
+import { QueueIdModule } from '../queue-id.module';
 import { AdminAppsController } from './admin-apps.controller';
 import { AdminAppsService } from './admin-apps.service';
-import { AdminTokenGuard } from './admin-token.guard';
+import { AdminTokenGuard } from '../../common/admin-token.guard';
 
 @Module({
   imports: [QueueIdModule],

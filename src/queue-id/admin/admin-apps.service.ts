@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { lengthsOf } from '../infra/redis/redis-key-ops';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { QueueKeys } from '../queue-id/core/queue-keys';
-import { RefillAhead } from '../queue-id/core/refill-ahead';
-import { SHARD_COUNT } from '../queue-id/core/queue-id-layout';
-import { shardCapacity } from '../queue-id/core/shard-capacity';
-import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../queue-id/id-alloc.repository';
-import { QueueConfigService } from '../queue-id/queue-config.service';
-import { QueueRefillService, RefillStatus } from '../queue-id/queue-refill.service';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { ErrorKind, IdGenError } from '../../common/id-gen.error';
+import { lengthsOf } from '../../infra/redis/redis-key-ops';
+import { REDIS, RedisClient } from '../../infra/redis/redis.tokens';
+import { QueueKeys } from '../core/queue-keys';
+import { RefillAhead } from '../core/refill-ahead';
+import { SHARD_COUNT } from '../core/queue-id-layout';
+import { shardCapacity } from '../core/shard-capacity';
+import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../id-alloc.repository';
+import { QueueConfigService } from '../queue-config.service';
+import { QueueRefillService, RefillStatus } from '../queue-refill.service';
 
 export interface ShardView {
   shardId: number;
