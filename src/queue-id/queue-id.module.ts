@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { AdminAppsController } from './admin/admin-apps.controller';
+import { AdminAppsService } from './admin/admin-apps.service';
 import { AppRegistry } from './core/app-registry';
 import { RefillAhead } from './core/refill-ahead';
 import { IdAllocRepository } from './id-alloc.repository';
@@ -17,7 +19,7 @@ import { ReplicaAckService } from './replica-ack.service';
 
 @Module({
   imports: [LeaseModule],
-  controllers: [QueueIdController, QueueLeaseController],
+  controllers: [QueueIdController, QueueLeaseController, AdminAppsController],
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
@@ -38,7 +40,8 @@ import { ReplicaAckService } from './replica-ack.service';
     QueueIdService,
     QueueIdScheduler,
     QueueLeaseService,
+    AdminAppsService,
   ],
-  exports: [AppRegistry, RefillAhead, IdAllocRepository, QueueConfigService, QueueRefillService, RefillMonitor],
+  exports: [AppRegistry, RefillAhead, IdAllocRepository, RefillMonitor],
 })
 export class QueueIdModule {}

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AdminTokenGuard } from '../common/admin-token.guard';
 import { LeaseModule } from '../lease/lease.module';
 import { LeafAllocLeaseRepository } from './leaf-alloc-lease.repository';
 import { LeafAllocRepository } from './leaf-alloc.repository';
@@ -22,7 +21,6 @@ import { SegmentLeaseService } from './segment-lease.service';
     SegmentService,
     SegmentAdminService,
     SegmentScheduler,
-    AdminTokenGuard,
     LeafAllocLeaseRepository,
     SegmentLeaseService,
   ],

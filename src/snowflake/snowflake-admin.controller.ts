@@ -18,7 +18,7 @@ export interface SnowflakeStatus {
 /** `GET /admin/snowflake`: the worker id, mode and last report of this instance. */
 @Controller('admin/snowflake')
 @UseGuards(AdminTokenGuard)
-export class AdminSnowflakeController {
+export class SnowflakeAdminController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly snowflake: SnowflakeService,

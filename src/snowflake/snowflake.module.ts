@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { Clock, offsetClock, systemClock } from './core/clock';
 import { PeerClockService } from './peer-clock.service';
 import { createRegistry } from './registry.factory';
+import { SnowflakeAdminController } from './snowflake-admin.controller';
 import { SnowflakeController } from './snowflake.controller';
 import { SnowflakeService } from './snowflake.service';
 import { SnowflakeClockWaits } from './clock-waits';
@@ -15,7 +16,7 @@ function baseClock(config: AppConfig): Clock {
 }
 
 @Module({
-  controllers: [SnowflakeController],
+  controllers: [SnowflakeController, SnowflakeAdminController],
   providers: [
     {
       provide: SNOWFLAKE_CLOCK,
