@@ -6,7 +6,6 @@ import { IdAllocRepository, IdAllocRow } from '../queue-id/id-alloc.repository';
 import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { RedisClient } from '../infra/redis/redis.tokens';
 import { SegmentBufferView } from '../segment/core/segment-buffer';
-import { SegmentIdGenerator } from '../segment/core/segment-id-generator';
 
 export interface StateSources {
   redis: RedisClient;
@@ -15,8 +14,8 @@ export interface StateSources {
   repo: IdAllocRepository;
   /** This instance's current refill size of a shard (RefillAhead.currentSize). */
   refillSize: (appId: number, shardId: number, step: number) => number;
-  /** null when segment mode is off. */
-  segment: () => SegmentIdGenerator | null;
+  /** Each segment tag's buffers (none when segment mode is off). */
+  segment: () => SegmentBufferView[];
   snowflake: () => SnowflakeState;
 }
 
@@ -108,7 +107,7 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
     refillSizes: targets.map((t) => ({ app: t.app, shard: t.shard, size: src.refillSize(t.app, t.shard, t.step) })),
     remaining: [...perApp].map(([app, left]) => ({ app, left })),
     shards,
-    segment: src.segment()?.views() ?? [],
+    segment: src.segment(),
     snowflake: src.snowflake(),
   };
 }

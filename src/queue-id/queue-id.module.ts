@@ -14,6 +14,7 @@ import { QueueIdService } from './queue-id.service';
 import { QueueLeaseController } from './queue-lease.controller';
 import { QueueLeaseService } from './queue-lease.service';
 import { QueueRefillService } from './queue-refill.service';
+import { QueueStatus } from './queue-status';
 import { RefillMonitor } from './refill-monitor';
 import { ReplicaAckService } from './replica-ack.service';
 
@@ -41,7 +42,8 @@ import { ReplicaAckService } from './replica-ack.service';
     QueueIdScheduler,
     QueueLeaseService,
     AdminAppsService,
+    QueueStatus,
   ],
-  exports: [AppRegistry, RefillAhead, IdAllocRepository, RefillMonitor],
+  exports: [QueueStatus, AppRegistry, RefillAhead, IdAllocRepository, RefillMonitor],
 })
 export class QueueIdModule {}

@@ -8,6 +8,7 @@ import { segmentGeneratorProvider } from './segment-generator.provider';
 import { SegmentController } from './segment.controller';
 import { SegmentScheduler } from './segment.scheduler';
 import { SegmentService } from './segment.service';
+import { SegmentStatus } from './segment-status';
 import { SegmentLeaseController } from './segment-lease.controller';
 import { SegmentLeaseService } from './segment-lease.service';
 
@@ -23,7 +24,8 @@ import { SegmentLeaseService } from './segment-lease.service';
     SegmentScheduler,
     LeafAllocLeaseRepository,
     SegmentLeaseService,
+    SegmentStatus,
   ],
-  exports: [SegmentService],
+  exports: [SegmentStatus],
 })
 export class SegmentModule {}

@@ -8,6 +8,7 @@ import { createRegistry } from './registry.factory';
 import { SnowflakeAdminController } from './snowflake-admin.controller';
 import { SnowflakeController } from './snowflake.controller';
 import { SnowflakeService } from './snowflake.service';
+import { SnowflakeStatus } from './snowflake-status';
 import { SnowflakeClockWaits } from './clock-waits';
 import { SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
 
@@ -33,7 +34,8 @@ function baseClock(config: AppConfig): Clock {
     },
     PeerClockService,
     SnowflakeService,
+    SnowflakeStatus,
   ],
-  exports: [SnowflakeService, SnowflakeClockWaits],
+  exports: [SnowflakeStatus, SnowflakeClockWaits],
 })
 export class SnowflakeModule {}
