@@ -1,5 +1,5 @@
 import { ShardObservation } from './core/capacity-forecast';
-import { shardCapacity } from '../queue-id/core/shard-capacity';
+import { ShardCapacity, appCapacity, shardCapacity } from '../queue-id/core/shard-capacity';
 import { QueueKeys } from '../queue-id/core/queue-keys';
 import { AppRegistry } from '../queue-id/core/app-registry';
 import { IdAllocRepository, IdAllocRow } from '../queue-id/id-alloc.repository';
@@ -90,14 +90,16 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
       queueLengths.push({ app: t.app, shard: t.shard, length });
     }
   });
-  const perApp = new Map<number, bigint>();
+  const perApp = new Map<number, ShardCapacity[]>();
   const shards: ShardState[] = [];
   rows.forEach((r, i) => {
     const [err, length] = lengths[rowIndex[i]];
-    const left = shardCapacity(r, length).remaining;
-    perApp.set(r.appId, (perApp.get(r.appId) ?? 0n) + left);
+    const capacity = shardCapacity(r, length);
+    const ofApp = perApp.get(r.appId) ?? [];
+    ofApp.push(capacity);
+    perApp.set(r.appId, ofApp);
     if (!err) {
-      shards.push({ app: r.appId, shard: r.shardId, maxId: r.maxId, maxLimitId: r.maxLimitId, queueLength: length, remaining: left });
+      shards.push({ app: r.appId, shard: r.shardId, maxId: r.maxId, maxLimitId: r.maxLimitId, queueLength: length, remaining: capacity.remaining });
     }
   });
   return {
@@ -105,7 +107,7 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
     backends: { mysql, redis: lengths.every(([err]) => !err) },
     queueLengths,
     refillSizes: targets.map((t) => ({ app: t.app, shard: t.shard, size: src.refillSize(t.app, t.shard, t.step) })),
-    remaining: [...perApp].map(([app, left]) => ({ app, left })),
+    remaining: [...perApp].map(([app, ofApp]) => ({ app, left: appCapacity(ofApp).remaining })),
     shards,
     segment: src.segment(),
     snowflake: src.snowflake(),
