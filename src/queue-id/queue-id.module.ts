@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { AdminAppsController } from './admin/admin-apps.controller';
 import { AdminAppsService } from './admin/admin-apps.service';
 import { AppRegistry } from './core/app-registry';
 import { RefillAhead } from './core/refill-ahead';
+import { IdAllocEntity } from './id-alloc.entity';
 import { IdAllocRepository } from './id-alloc.repository';
 import { QueueConfigService } from './queue-config.service';
 import { LeaseModule } from '../lease/lease.module';
@@ -19,7 +21,7 @@ import { RefillMonitor } from './refill-monitor';
 import { ReplicaAckService } from './replica-ack.service';
 
 @Module({
-  imports: [LeaseModule],
+  imports: [TypeOrmModule.forFeature([IdAllocEntity]), LeaseModule],
   controllers: [QueueIdController, QueueLeaseController, AdminAppsController],
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { LeaseModule } from '../lease/lease.module';
 import { LeafAllocLeaseRepository } from './leaf-alloc-lease.repository';
+import { LeafAllocEntity } from './leaf-alloc.entity';
 import { LeafAllocRepository } from './leaf-alloc.repository';
 import { SegmentAdminController } from './segment-admin.controller';
 import { SegmentAdminService } from './segment-admin.service';
@@ -14,7 +16,7 @@ import { SegmentLeaseService } from './segment-lease.service';
 
 /** Leaf segment mode: `leaf_alloc`, a double buffer per tag, the ID route and its admin API. */
 @Module({
-  imports: [LeaseModule],
+  imports: [TypeOrmModule.forFeature([LeafAllocEntity]), LeaseModule],
   controllers: [SegmentController, SegmentAdminController, SegmentLeaseController],
   providers: [
     LeafAllocRepository,

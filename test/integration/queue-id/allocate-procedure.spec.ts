@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { typeormOptions } from '../../../src/infra/database/typeorm-options';
 import { lowBits, maxIndexFor } from '../../../src/queue-id/core/queue-id-layout';
 import { planSegment } from '../../../src/queue-id/core/refill-policy';
+import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { TestEnv, createTestEnv } from '../../support/test-env';
 
@@ -15,7 +16,7 @@ describe('IdAllocRepository.allocate (stored procedure and fallback)', () => {
 
   beforeAll(async () => {
     env = await createTestEnv('allocproc');
-    dataSource = new DataSource(typeormOptions(env.config().database));
+    dataSource = new DataSource({ ...typeormOptions(env.config().database), entities: [IdAllocEntity] });
     await dataSource.initialize();
     await dataSource.runMigrations();
   });
