@@ -1,6 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { AdminModule } from './admin/admin.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -24,7 +23,6 @@ export class AppModule {
         DatabaseModule,
         RedisModule,
         QueueIdModule,
-        AdminModule,
         SegmentModule,
         SnowflakeModule,
         HealthModule,

@@ -5,8 +5,10 @@ import { APP_CONFIG } from '../config/config.module';
 import { Clock, offsetClock, systemClock } from './core/clock';
 import { PeerClockService } from './peer-clock.service';
 import { createRegistry } from './registry.factory';
+import { SnowflakeAdminController } from './snowflake-admin.controller';
 import { SnowflakeController } from './snowflake.controller';
 import { SnowflakeService } from './snowflake.service';
+import { SnowflakeStatus } from './snowflake-status';
 import { SnowflakeClockWaits } from './clock-waits';
 import { SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
 
@@ -15,7 +17,7 @@ function baseClock(config: AppConfig): Clock {
 }
 
 @Module({
-  controllers: [SnowflakeController],
+  controllers: [SnowflakeController, SnowflakeAdminController],
   providers: [
     {
       provide: SNOWFLAKE_CLOCK,
@@ -32,7 +34,8 @@ function baseClock(config: AppConfig): Clock {
     },
     PeerClockService,
     SnowflakeService,
+    SnowflakeStatus,
   ],
-  exports: [SnowflakeService, SnowflakeClockWaits],
+  exports: [SnowflakeStatus, SnowflakeClockWaits],
 })
 export class SnowflakeModule {}

@@ -13,6 +13,7 @@ import { typeormOptions } from '../../../src/infra/database/typeorm-options';
 import { LockService } from '../../../src/infra/redis/lock.service';
 import { AppRegistry } from '../../../src/queue-id/core/app-registry';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
+import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
 
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
     SNOWFLAKE_MODE: 'off',
   });
   const counter = new CountingLogger();
-  const dataSource = new DataSource({ ...typeormOptions(config.database), logger: counter, logging: true });
+  const dataSource = new DataSource({ ...typeormOptions(config.database), entities: [IdAllocEntity], logger: counter, logging: true });
   await dataSource.initialize();
   await dataSource.runMigrations();
   const redis = new Redis(spec.redisUrl);

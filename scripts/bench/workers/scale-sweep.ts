@@ -13,6 +13,7 @@ import { typeormOptions } from '../../../src/infra/database/typeorm-options';
 import { LockService } from '../../../src/infra/redis/lock.service';
 import { AppRegistry } from '../../../src/queue-id/core/app-registry';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
+import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueRefillService, RefillSweep } from '../../../src/queue-id/queue-refill.service';
 
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
     KEY_PREFIX: spec.keyPrefix,
     SNOWFLAKE_MODE: 'off',
   });
-  const dataSource = new DataSource(typeormOptions(config.database));
+  const dataSource = new DataSource({ ...typeormOptions(config.database), entities: [IdAllocEntity] });
   await dataSource.initialize();
   const redis = new Redis(spec.redisUrl);
   const repo = new IdAllocRepository(dataSource);

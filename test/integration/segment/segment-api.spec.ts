@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
-import { SEGMENT_TEST_ENV } from './segment-test-helpers';
+import { TagView } from '../../../src/segment/segment-admin.service';
+import { SEGMENT_TEST_ENV, pollUntil } from './segment-test-helpers';
 
 describe('segment REST API', () => {
   let env: TestEnv;
@@ -57,8 +58,12 @@ describe('segment REST API', () => {
         expect.arrayContaining(['orders', 'big', 'temp']) as unknown,
       );
       await request(app, 'GET', '/api/segment/get/temp');
-      const shown = await request(app, 'GET', '/admin/segment/tags/temp');
-      expect(shown.json()).toMatchObject({ tag: 'temp', maxId: '6', step: 5, buffer: { initOk: true, max0: '6' } });
+      // One ID is 20 % of the 5-ID segment 1..5: the next one, 6..10, is fetched in the background.
+      const shown = await pollUntil('the next segment of temp', async () => {
+        const view = (await request(app, 'GET', '/admin/segment/tags/temp')).json<TagView>();
+        return view.buffer?.nextReady ? view : undefined;
+      });
+      expect(shown).toMatchObject({ tag: 'temp', maxId: '11', step: 5, buffer: { initOk: true, max0: '6', max1: '11' } });
 
       const patched = await request(app, 'PATCH', '/admin/segment/tags/temp', {
         body: { step: 7, description: 'seven' },

@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { lengthsOf } from '../infra/redis/redis-key-ops';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { QueueKeys } from '../queue-id/core/queue-keys';
-import { RefillAhead } from '../queue-id/core/refill-ahead';
-import { SHARD_COUNT } from '../queue-id/core/queue-id-layout';
-import { shardCapacity } from '../queue-id/core/shard-capacity';
-import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../queue-id/id-alloc.repository';
-import { QueueConfigService } from '../queue-id/queue-config.service';
-import { QueueRefillService, RefillStatus } from '../queue-id/queue-refill.service';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { ErrorKind, IdGenError } from '../../common/id-gen.error';
+import { lengthsOf } from '../../infra/redis/redis-key-ops';
+import { REDIS, RedisClient } from '../../infra/redis/redis.tokens';
+import { QueueKeys } from '../core/queue-keys';
+import { RefillAhead } from '../core/refill-ahead';
+import { SHARD_COUNT } from '../core/queue-id-layout';
+import { ShardCapacity, appCapacity, shardCapacity } from '../core/shard-capacity';
+import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../id-alloc.repository';
+import { QueueConfigService } from '../queue-config.service';
+import { QueueRefillService, RefillStatus } from '../queue-refill.service';
 
 export interface ShardView {
   shardId: number;
@@ -202,26 +202,23 @@ export class AdminAppsService {
       rows.map((r) => this.keys.list(r.appId, r.shardId)),
     );
     let queued = 0;
-    let remaining = 0n;
-    let exhaustedShards = 0;
+    const capacities: ShardCapacity[] = [];
     const shards = rows.map((r, i): ShardView => {
       const queueLength = Number(lengths[i]?.[1] ?? 0);
-      const { unallocated: free, remaining: left } = shardCapacity(r, queueLength);
+      const capacity = shardCapacity(r, queueLength);
+      capacities.push(capacity);
       queued += queueLength;
-      remaining += left;
-      if (left === 0n) {
-        exhaustedShards++;
-      }
       return {
         shardId: r.shardId,
         maxId: r.maxId.toString(),
         step: r.step,
         refillSize: this.ahead.currentSize(r.appId, r.shardId, r.step),
         queueLength,
-        unallocated: free.toString(),
-        remainingCapacity: left.toString(),
+        unallocated: capacity.unallocated.toString(),
+        remainingCapacity: capacity.remaining.toString(),
       };
     });
+    const { remaining, exhaustedShards } = appCapacity(capacities);
     const first = rows[0];
     return {
       appId: first.appId,
