@@ -6,50 +6,28 @@ import { APP_CONFIG } from '../../../src/config/config.module';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
 import { QueueIdScheduler } from '../../../src/queue-id/queue-id.scheduler';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
-
-/** A reload whose runs wait for `release()` while `hold` is set. */
-class FakeQueueConfig {
-  runs = 0;
-  hold = false;
-  fail = false;
-  private waiting: Array<() => void> = [];
-
-  async reloadAndCleanUp(): Promise<{ deletedLists: number }> {
-    this.runs++;
-    if (this.hold) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-    if (this.fail) {
-      throw new Error('mysql is down');
-    }
-    return { deletedLists: 0 };
-  }
-
-  release(): void {
-    this.waiting.splice(0).forEach((resolve) => resolve());
-  }
-}
-
-class FakeRefill {
-  runs = 0;
-  async refillLowShards() {
-    this.runs++;
-    return { checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 };
-  }
-}
+import { HeldRuns } from '../../support/held-runs';
 
 /** The scheduler inside @nestjs/schedule's own module, as AppModule wires it. */
 async function start(crons: Record<string, string>) {
-  const reload = new FakeQueueConfig();
-  const refill = new FakeRefill();
+  const reload = new HeldRuns();
+  const refill = new HeldRuns();
   const config = loadConfig({ SNOWFLAKE_MODE: 'off', ...crons });
   const moduleRef = await Test.createTestingModule({
     imports: [ScheduleModule.forRoot()],
     providers: [
       QueueIdScheduler,
       { provide: APP_CONFIG, useValue: config },
-      { provide: QueueConfigService, useValue: reload },
-      { provide: QueueRefillService, useValue: refill },
+      {
+        provide: QueueConfigService,
+        useValue: { reloadAndCleanUp: () => reload.run().then(() => ({ deletedLists: 0 })) },
+      },
+      {
+        provide: QueueRefillService,
+        useValue: {
+          refillLowShards: () => refill.run().then(() => ({ checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 })),
+        },
+      },
     ],
   }).compile();
   const app = await moduleRef.init();
@@ -71,7 +49,7 @@ describe('QueueIdScheduler', () => {
   it('runs the reload and the refill sweep once at start, and schedules nothing when both are off', async () => {
     const s = await start({ QUEUE_RELOAD_CRON: 'off', QUEUE_REFILL_CRON: 'off' });
     app = s.app;
-    expect([s.reload.runs, s.refill.runs]).toEqual([1, 1]);
+    expect([s.reload.count, s.refill.count]).toEqual([1, 1]);
     expect([...s.registry.getCronJobs().keys()]).toEqual([]);
   });
 
@@ -83,12 +61,12 @@ describe('QueueIdScheduler', () => {
     s.reload.hold = true;
     const first = job.fireOnTick();
     await job.fireOnTick();
-    expect(s.reload.runs).toBe(2);
+    expect(s.reload.count).toBe(2);
     s.reload.release();
     await first;
     s.reload.hold = false;
     await job.fireOnTick();
-    expect(s.reload.runs).toBe(3);
+    expect(s.reload.count).toBe(3);
   });
 
   it('logs a failed run with the job name and keeps the job', async () => {

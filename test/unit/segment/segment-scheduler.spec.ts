@@ -5,34 +5,11 @@ import { loadConfig } from '../../../src/config/load-config';
 import { APP_CONFIG } from '../../../src/config/config.module';
 import { SegmentScheduler } from '../../../src/segment/segment.scheduler';
 import { SegmentService } from '../../../src/segment/segment.service';
-
-/** A tag sync whose runs wait for `release()` while `hold` is set. */
-class FakeSegmentService {
-  runs = 0;
-  hold = false;
-  fail = false;
-  private waiting: Array<() => void> = [];
-
-  constructor(readonly enabled: boolean) {}
-
-  async sync(): Promise<{ added: string[]; removed: string[] }> {
-    this.runs++;
-    if (this.hold) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-    if (this.fail) {
-      throw new Error('mysql is down');
-    }
-    return { added: [], removed: [] };
-  }
-
-  release(): void {
-    this.waiting.splice(0).forEach((resolve) => resolve());
-  }
-}
+import { HeldRuns } from '../../support/held-runs';
 
 async function start(env: Record<string, string>, enabled = true) {
-  const service = new FakeSegmentService(enabled);
+  const syncs = new HeldRuns();
+  const service = { enabled, sync: () => syncs.run().then(() => ({ added: [], removed: [] })) };
   const moduleRef = await Test.createTestingModule({
     imports: [ScheduleModule.forRoot()],
     providers: [
@@ -42,7 +19,7 @@ async function start(env: Record<string, string>, enabled = true) {
     ],
   }).compile();
   const app = await moduleRef.init();
-  return { app, registry: app.get(SchedulerRegistry), service };
+  return { app, registry: app.get(SchedulerRegistry), syncs };
 }
 
 /** Never due during a test: the ticks are fired by hand. */
@@ -59,12 +36,12 @@ describe('SegmentScheduler', () => {
 
   it('does nothing when segment mode is off, and syncs once without a job when the cron is off', async () => {
     const disabled = await start(YEARLY, false);
-    expect(disabled.service.runs).toBe(0);
+    expect(disabled.syncs.count).toBe(0);
     expect(disabled.registry.getCronJobs().size).toBe(0);
     await disabled.app.close();
     const s = await start({ SEGMENT_SYNC_CRON: 'off' });
     app = s.app;
-    expect(s.service.runs).toBe(1);
+    expect(s.syncs.count).toBe(1);
     expect(s.registry.getCronJobs().size).toBe(0);
   });
 
@@ -73,16 +50,16 @@ describe('SegmentScheduler', () => {
     const s = await start(YEARLY);
     app = s.app;
     const job = s.registry.getCronJob('segment-sync');
-    s.service.hold = true;
+    s.syncs.hold = true;
     const first = job.fireOnTick();
     await job.fireOnTick();
-    expect(s.service.runs).toBe(2);
-    s.service.release();
+    expect(s.syncs.count).toBe(2);
+    s.syncs.release();
     await first;
-    s.service.hold = false;
-    s.service.fail = true;
+    s.syncs.hold = false;
+    s.syncs.fail = true;
     await job.fireOnTick();
-    expect(s.service.runs).toBe(3);
+    expect(s.syncs.count).toBe(3);
     expect(warn).toHaveBeenCalledWith('leaf_alloc sync failed: mysql is down');
   });
 });
