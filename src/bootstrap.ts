@@ -4,7 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { serveDirect } from './common/direct-routes';
-import { ErrorFilter, toErrorResponse } from './common/error.filter';
+import { ErrorFilter, sendError } from './common/error.filter';
 import { installJsonBodyParser } from './common/json-body-parser';
 import { installShutdownGate } from './common/shutdown-gate';
 import { QUEUE_ID_DIRECT_ROUTE } from './queue-id/queue-id.controller';
@@ -25,8 +25,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     routerOptions: { maxParamLength: 512 },
     // Router errors (a malformed %-escape, a path parameter over maxParamLength) in our shape too.
     frameworkErrors: (error: Error, _request: unknown, reply: unknown) => {
-      const { status, body } = toErrorResponse(error);
-      void (reply as FastifyReply).status(status).send(body);
+      void sendError(reply as FastifyReply, error);
     },
     // Behind a load balancer: keep-alive longer than typical LB idle timeouts.
     keepAliveTimeout: 65_000,

@@ -6,7 +6,7 @@ import {
   PIPES_METADATA,
 } from '@nestjs/common/constants';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { toErrorResponse } from './error.filter';
+import { sendError } from './error.filter';
 
 /**
  * A hot route whose Nest controller method is called straight from Fastify. The controller stays
@@ -15,7 +15,7 @@ import { toErrorResponse } from './error.filter';
  * skipped — about a third of the CPU time of a queue-ID request (docs/performance.md). The
  * route must therefore have no guards, pipes, interceptors or filters of its own (checked at start),
  * and global ones (`app.useGlobal*`, `APP_*` providers; the app has none but the ErrorFilter) do
- * not apply to it. Errors go through the same `toErrorResponse` as the global ErrorFilter, and
+ * not apply to it. Errors go through the same `sendError` as the global ErrorFilter, and
  * Fastify hooks (metrics, request id) run as for any route.
  */
 export interface DirectRoute<C = unknown> {
@@ -95,8 +95,7 @@ function directHandler<C>(route: DirectRoute<C>, controller: C) {
     try {
       return await route.call(controller, params, request.query, reply);
     } catch (err) {
-      const { status, body } = toErrorResponse(err, request.id);
-      return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+      return sendError(reply, err, request.id);
     }
   };
 }

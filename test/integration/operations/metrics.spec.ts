@@ -39,6 +39,10 @@ describe('Prometheus /metrics', () => {
     expect((await request(app, 'POST', '/admin/segment/tags', { body: { tag: 'orders', step: 50 } })).status).toBe(201);
     expect((await request(app, 'GET', '/api/segment/get/orders?count=2', { token: null })).status).toBe(200);
     expect((await request(app, 'GET', '/api/snowflake/get/any?count=3', { token: null })).status).toBe(200);
+    // Errors mapped by the ErrorFilter (a Nest route, Fastify's body parser, the not-found handler).
+    expect((await request(app, 'GET', '/admin/apps/x')).status).toBe(400);
+    expect((await request(app, 'POST', '/admin/apps', { rawBody: '{', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await request(app, 'GET', '/nowhere', { token: null })).status).toBe(404);
     const res = await request(app, 'GET', '/metrics', { token: null });
     expect(res.status).toBe(200);
     expect(res.contentType).toContain('text/plain');
@@ -61,6 +65,9 @@ describe('Prometheus /metrics', () => {
     expect(sample(text, 'shardleaf_http_requests_total{method="GET",route="/api/id/:appId",status="400"}')).toBe(1);
     expect(sample(text, 'shardleaf_http_errors_total{route="/api/id/:appId",status="400",error="BAD_INPUT"}')).toBe(1);
     expect(sample(text, 'shardleaf_http_errors_total{route="/api/id/:appId",status="404",error="QUEUE_APP_NOT_FOUND"}')).toBe(1);
+    expect(sample(text, 'shardleaf_http_errors_total{route="/admin/apps/:appId",status="400",error="BAD_INPUT"}')).toBe(1);
+    expect(sample(text, 'shardleaf_http_errors_total{route="/admin/apps",status="400",error="BAD_INPUT"}')).toBe(1);
+    expect(sample(text, 'shardleaf_http_errors_total{route="unmatched",status="404",error="ROUTE_NOT_FOUND"}')).toBe(1);
   });
 
   it('reports queue length per shard, remaining capacity per app and the on-demand refill', () => {
