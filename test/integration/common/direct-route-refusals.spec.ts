@@ -23,9 +23,11 @@ import {
   Provider,
   Query,
   Redirect,
+  Render,
   Req,
   Res,
   Scope,
+  Sse,
   Type,
   UseFilters,
   UseGuards,
@@ -162,6 +164,8 @@ describe('serveDirect refuses at start what a direct call would skip', () => {
     ['@HttpCode()', HttpCode(204), /it has @HttpCode\(\)/],
     ['@Header()', Header('cache-control', 'none'), /it has @Header\(\)/],
     ['@Redirect()', Redirect('/elsewhere'), /it has @Redirect\(\)/],
+    ['@Render()', Render('page'), /it has @Render\(\)/],
+    ['@Sse()', Sse('events'), /it has @Sse\(\)/],
     ['@Post()', Post('p'), /only GET routes are served directly, not POST/],
   ])("what Nest's response handling does: %s", async (_what, decorate, reason) => {
     await expectRefused(controllerWith('method', decorate), reason);
