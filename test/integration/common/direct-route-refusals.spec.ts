@@ -85,8 +85,8 @@ async function expectRefused(controller: Type, reason: RegExp): Promise<void> {
   }
 }
 
-/** A controller whose `get` is a direct route, with `decorate` applied to the class or the method. */
-function controllerWith(on: 'controller' | 'method', decorate: ClassDecorator | MethodDecorator): Type {
+/** A controller whose `get` is a direct route, with `decorate` (if any) applied to the class or the method. */
+function controllerWith(on?: 'controller' | 'method', decorate?: ClassDecorator | MethodDecorator): Type {
   @Controller('api/x')
   class X {
     @DirectRoute()
@@ -97,7 +97,7 @@ function controllerWith(on: 'controller' | 'method', decorate: ClassDecorator | 
   }
   if (on === 'controller') {
     (decorate as ClassDecorator)(X);
-  } else {
+  } else if (on === 'method') {
     (decorate as MethodDecorator)(X.prototype, 'get', Object.getOwnPropertyDescriptor(X.prototype, 'get')!);
   }
   return X;
@@ -264,14 +264,7 @@ describe('serveDirect refuses at start what a direct call would skip', () => {
   });
 
   describe('app-wide enhancers, when Nest registers the routes', () => {
-    @Controller('api/x')
-    class Plain {
-      @DirectRoute()
-      @Get(':key')
-      get(@Param('key') key: string): string {
-        return key;
-      }
-    }
+    const Plain = controllerWith();
 
     /**
      * app.init() (Nest's route registration) fails naming the route and the app-wide enhancer;
@@ -286,7 +279,7 @@ describe('serveDirect refuses at start what a direct call would skip', () => {
           (err: unknown) => err,
         );
         expect(error).toBeInstanceOf(Error);
-        expect((error as Error).message).toMatch(/^Plain\.get is marked @DirectRoute\(\) but cannot be served directly: /);
+        expect((error as Error).message).toMatch(/^X\.get is marked @DirectRoute\(\) but cannot be served directly: /);
         expect((error as Error).message).toMatch(reason);
       } finally {
         await app.close().catch(() => undefined);
@@ -314,7 +307,7 @@ describe('serveDirect refuses at start what a direct call would skip', () => {
     it('a request-scoped APP_GUARD provider (Nest then makes every controller request-scoped)', async () => {
       const app = await appWith(Plain, [{ provide: APP_GUARD, useClass: DenyAll, scope: Scope.REQUEST }]);
       try {
-        expect(() => serveDirect(app)).toThrow(/Plain\.get .* its controller is request-scoped/);
+        expect(() => serveDirect(app)).toThrow(/X\.get .* its controller is request-scoped/);
       } finally {
         await app.close();
       }
