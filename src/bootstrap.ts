@@ -3,13 +3,10 @@ import type { FastifyReply } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
-import { serveDirect } from './common/direct-routes';
+import { serveDirect } from './common/direct-routes/serve-direct';
 import { ErrorFilter, sendError } from './common/error.filter';
 import { installJsonBodyParser } from './common/json-body-parser';
 import { installShutdownGate } from './common/shutdown-gate';
-import { QUEUE_ID_DIRECT_ROUTE } from './queue-id/queue-id.controller';
-import { SEGMENT_DIRECT_ROUTE } from './segment/segment.controller';
-import { SNOWFLAKE_DIRECT_ROUTE } from './snowflake/snowflake.controller';
 import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from './logging/pino-logger';
 import { setupOpenApi } from './openapi/openapi.setup';
 
@@ -41,8 +38,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   // Also receives Fastify's own errors (bad JSON, content type, body size): Nest routes them here.
   app.useGlobalFilters(new ErrorFilter());
-  // The ID routes skip Nest's per-request pipeline (docs/performance.md); errors map as in ErrorFilter.
-  serveDirect(app, [QUEUE_ID_DIRECT_ROUTE, SEGMENT_DIRECT_ROUTE, SNOWFLAKE_DIRECT_ROUTE]);
+  // Routes marked @DirectRoute() (the ID routes) skip Nest's per-request pipeline (docs/performance.md).
+  serveDirect(app);
   installJsonBodyParser(adapter.getInstance());
   installRequestIdEcho(adapter.getInstance());
   app.enableShutdownHooks();
