@@ -14,9 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/services.sh
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "installing npm packages"; npm ci --no-audit --no-fund
-fi
+ensure_npm_packages
 ensure_redis
 ensure_mariadb
 bash scripts/ci/ensure-zookeeper.sh
