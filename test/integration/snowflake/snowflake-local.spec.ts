@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { ConfigError } from '../../../src/config/config.error';
+import { pollUntil } from '../../support/poll';
 import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
 import { QUIET_ENV, startRefusal, workerIdOf } from './snowflake-harness';
 
@@ -56,13 +57,22 @@ describe('snowflake local mode (configured worker ids, cache file)', () => {
 
   it('rewrites the cache file every interval', async () => {
     const app = await startApp(config({ SNOWFLAKE_REPORT_INTERVAL_MS: '100' }));
-    writeFileSync(cacheFile(), JSON.stringify({ workerId: 42, maxTimestamp: 1 }));
-    const deadline = Date.now() + 10_000;
-    while (readCache().maxTimestamp === 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    try {
+      // Twice, while running: the shutdown writes the file too, so only writes before close() count.
+      for (let round = 0; round < 2; round++) {
+        const recorded = readCache().maxTimestamp;
+        writeFileSync(cacheFile(), JSON.stringify({ workerId: 42, maxTimestamp: 1 }));
+        const rewritten = await pollUntil('a report to rewrite the cache file', () => {
+          const cached = readCache();
+          return cached.maxTimestamp !== 1 && cached;
+        });
+        expect(rewritten.workerId).toBe(42);
+        // The time recorded so far, never less (the overwrite does not set it back).
+        expect(rewritten.maxTimestamp).toBeGreaterThanOrEqual(recorded);
+      }
+    } finally {
+      await app.close();
     }
-    await app.close();
-    expect(readCache().maxTimestamp).toBeGreaterThan(1);
   });
 
   it('refuses a start whose clock is behind the cached timestamp, and starts once it is not', async () => {
