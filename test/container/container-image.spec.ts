@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { pollUntil } from '../support/poll';
 import { TestEnv, createTestEnv } from '../support/test-env';
 
 /**
@@ -43,23 +44,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) {
-        return value;
-      }
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what} within ${seconds} s${last instanceof Error ? `: ${last.message}` : ''}`);
 }
 
 describe('container image', () => {
@@ -183,10 +167,14 @@ describe('container image', () => {
         }),
         IMAGE,
       );
-      const live = await waitFor('/health/live did not answer 200', 90, async () => {
-        const res = await fetch(url('/health/live'));
-        return res.status === 200 ? await res.json() : undefined;
-      });
+      const live = await pollUntil(
+        '/health/live to answer 200',
+        async () => {
+          const res = await fetch(url('/health/live'));
+          return res.status === 200 ? await res.json() : undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 250, tolerateErrors: true },
+      );
       expect(live).toEqual({ status: 'ok' });
       await podman('healthcheck', 'run', name); // exit code 0 = healthy, else it throws
 
@@ -222,8 +210,10 @@ describe('container image', () => {
       // A new app's lists are empty: this request refills one under its lock, held by the test hook.
       const since = new Date(Date.now() - 1000).toISOString();
       const inFlight = fetch(url('/api/id/8?gatePass=bob')).then(async (res) => ({ status: res.status, body: await res.text() }));
-      await waitFor('the refill of the in-flight request did not start', 60, async () =>
-        (await run('podman', ['logs', '--since', since, name])).stdout.includes('TEST_REFILL_DELAY_MS: holding') ? true : undefined,
+      await pollUntil(
+        'the refill of the in-flight request to start',
+        async () => (await run('podman', ['logs', '--since', since, name])).stdout.includes('TEST_REFILL_DELAY_MS: holding'),
+        { timeoutMs: 60_000, intervalMs: 250, tolerateErrors: true },
       );
 
       // podman sends SIGTERM, then SIGKILL after the timeout (exit code 137).

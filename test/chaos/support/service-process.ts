@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../integration/snowflake/zookeeper-server';
+import { pollUntil } from '../../support/poll';
 import { ManagedProcess } from './managed-process';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -80,20 +81,20 @@ export class ServiceProcess {
   /** Starts it and waits until it answers HTTP. */
   async start(extraEnv: Record<string, string> = {}): Promise<void> {
     this.process.start(extraEnv);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      if (!this.process.running) {
-        throw new Error(`${this.name} exited at start: ${this.process.log.slice(-3000)}`);
-      }
-      try {
-        await fetch(`${this.baseUrl}/api/snowflake/time`, { signal: AbortSignal.timeout(1000) });
-        this.up = true;
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 150));
-      }
-    }
-    throw new Error(`${this.name} did not answer HTTP within 60 s: ${this.process.log.slice(-3000)}`);
+    await pollUntil(
+      () => `${this.name} to answer HTTP: ${this.process.log.slice(-3000)}`,
+      async () => {
+        if (!this.process.running) {
+          throw new Error(`${this.name} exited at start: ${this.process.log.slice(-3000)}`);
+        }
+        return fetch(`${this.baseUrl}/api/snowflake/time`, { signal: AbortSignal.timeout(1000) }).then(
+          () => true,
+          () => false,
+        );
+      },
+      { timeoutMs: 60_000, intervalMs: 150 },
+    );
+    this.up = true;
   }
 
   /** Starts it and expects the start to fail; resolves the exit code and output. */

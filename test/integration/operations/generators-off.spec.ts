@@ -1,26 +1,21 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readinessUntil } from '../../support/readiness';
-import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { expectError, request } from '../../support/test-env';
 
 /**
  * SEGMENT_ENABLED=false and SNOWFLAKE_MODE=off: readiness, /metrics and /admin/snowflake read
  * each generator through the status its feature module exports, and report "off", not "down".
  */
 describe('readiness, metrics and admin with segment and snowflake off', () => {
-  let env: TestEnv;
+  const suite = appSuite('gensoff');
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    env = await createTestEnv('gensoff');
-    app = await startApp(env.config({ SEGMENT_ENABLED: 'false', SNOWFLAKE_MODE: 'off' }));
+    app = await suite.start({ SEGMENT_ENABLED: 'false', SNOWFLAKE_MODE: 'off' });
     // A tag a running segment generator would load on the miss below.
-    await env.sql("INSERT INTO leaf_alloc (biz_tag, max_id, step) VALUES ('t', 1, 10)");
+    await suite.env.sql("INSERT INTO leaf_alloc (biz_tag, max_id, step) VALUES ('t', 1, 10)");
     expectError(await request(app, 'GET', '/api/segment/get/t', { token: null }), 503, -200);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await env?.cleanup();
   });
 
   it('is ready with the queue alone, the others reported as off (null)', async () => {

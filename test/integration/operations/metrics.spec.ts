@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { maxIndexFor } from '../../../src/queue-id/core/queue-id-layout';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { request } from '../../support/test-env';
 
 const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
 
@@ -23,13 +24,12 @@ function promtoolCheck(text: string): Promise<{ code: number; output: string }> 
 }
 
 describe('Prometheus /metrics', () => {
-  let env: TestEnv;
+  const suite = appSuite('metrics');
   let app: NestFastifyApplication;
   let text: string;
 
   beforeAll(async () => {
-    env = await createTestEnv('metrics');
-    app = await startApp(env.config());
+    app = await suite.start();
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 3, appName: 'metrics', step: 100, maxLimitId: '1638400000' } })).status).toBe(201);
     // Known traffic: 1 + 5 queue IDs on alice's shard (0), 2 segment IDs, 3 snowflake IDs, errors.
     expect((await request(app, 'GET', '/api/id/3?gatePass=alice', { token: null })).status).toBe(200);
@@ -47,11 +47,6 @@ describe('Prometheus /metrics', () => {
     expect(res.status).toBe(200);
     expect(res.contentType).toContain('text/plain');
     text = res.body;
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await env?.cleanup();
   });
 
   it('counts IDs issued by generator', () => {
