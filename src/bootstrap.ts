@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { serveDirect } from './common/direct-routes/serve-direct';
 import { ErrorFilter, sendError } from './common/error.filter';
+import { NO_TEST_HOOKS, TestHooks } from './common/test-hooks';
 import { installJsonBodyParser } from './common/json-body-parser';
 import { installShutdownGate } from './common/shutdown-gate';
 import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from './logging/pino-logger';
@@ -12,9 +13,10 @@ import { setupOpenApi } from './openapi/openapi.setup';
 
 /**
  * Builds the Nest application on Fastify (not yet listening). Used by main.ts and by the tests,
- * so tests run exactly the production wiring.
+ * so tests run exactly the production wiring. `testHooks` is for tests only (main.ts never
+ * passes it): fault injection such as a delayed refill or a shifted snowflake clock.
  */
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig, testHooks: TestHooks = NO_TEST_HOOKS): Promise<NestFastifyApplication> {
   const rootLogger = createRootLogger(config.log.level);
   const adapter = new FastifyAdapter({
     ...fastifyLogOptions(config.log.level, rootLogger),
@@ -29,7 +31,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // Requests arriving while closing get our JSON 503 from the shutdown gate instead.
     return503OnClosing: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, testHooks), adapter, {
     // Structured JSON lines (pino); no per-request line unless LOG_LEVEL is debug or verbose.
     logger: new PinoNestLogger(rootLogger),
     bufferLogs: false,

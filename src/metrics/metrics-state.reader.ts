@@ -18,6 +18,7 @@ export class MetricsStateReader {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(REDIS) redis: RedisClient,
+    keys: QueueKeys,
     registry: AppRegistry,
     repo: IdAllocRepository,
     ahead: RefillAhead,
@@ -26,7 +27,7 @@ export class MetricsStateReader {
   ) {
     this.sources = {
       redis,
-      keys: new QueueKeys(config.redis.keyPrefix),
+      keys,
       registry,
       repo,
       refillSize: (appId, shardId, step) => ahead.currentSize(appId, shardId, step),

@@ -16,6 +16,8 @@ import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
 import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueRefillService, RefillSweep } from '../../../src/queue-id/queue-refill.service';
+import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
+import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
 
 interface Spec {
   databaseUrl: string;
@@ -57,8 +59,9 @@ async function main(): Promise<void> {
   const repo = new IdAllocRepository(dataSource);
   const registry = new AppRegistry();
   registry.replace(await repo.findAll());
-  const refill = new QueueRefillService(config, redis, new LockService(redis), repo, registry);
   const keys = new QueueKeys(spec.keyPrefix);
+  const queueLists = new RedisQueueLists(redis, keys, new ReplicaAckService(config, redis));
+  const refill = new QueueRefillService(config, queueLists, keys, new LockService(redis), repo, registry);
   const lists = registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => keys.list(app.appId, shard)));
   for (let i = 0; i < lists.length; i += 1000) {
     await redis.del(...lists.slice(i, i + 1000));
