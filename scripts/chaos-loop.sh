@@ -12,7 +12,7 @@ mkdir -p "$out"
 : > "$out/summary.txt"
 for i in $(seq 1 "$runs"); do
   start=$(date +%s)
-  if npx jest --runInBand --forceExit --selectProjects chaos "$@" > "$out/run-$i.log" 2>&1; then
+  if npx jest --runInBand --selectProjects chaos "$@" > "$out/run-$i.log" 2>&1; then
     status=passed
   else
     status=FAILED

@@ -12,9 +12,7 @@ export DATABASE_URL=${DATABASE_URL:-mysql://shardleaf:shardleaf@127.0.0.1:3306/s
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
 export ADMIN_TOKEN=${ADMIN_TOKEN:-dev-admin-token}
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "installing npm packages"; npm ci --no-audit --no-fund
-fi
+ensure_npm_packages
 ensure_redis
 ensure_mariadb
 db_name=$(node -e 'console.log(new URL(process.env.DATABASE_URL).pathname.slice(1))')

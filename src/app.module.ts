@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { AdminModule } from './admin/admin.module';
+import { TestHooks, TestHooksModule } from './common/test-hooks';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -15,16 +15,17 @@ import { QueueIdModule } from './queue-id/queue-id.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `testHooks`: fault injection for the tests only (common/test-hooks.ts); off in production. */
+  static forRoot(config: AppConfig, testHooks: TestHooks): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        TestHooksModule.forRoot(testHooks),
         ScheduleModule.forRoot(),
         DatabaseModule,
         RedisModule,
         QueueIdModule,
-        AdminModule,
         SegmentModule,
         SnowflakeModule,
         HealthModule,

@@ -3,21 +3,20 @@ import type { FastifyReply } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
-import { serveDirect } from './common/direct-routes';
-import { ErrorFilter, toErrorResponse } from './common/error.filter';
+import { serveDirect } from './common/direct-routes/serve-direct';
+import { ErrorFilter, sendError } from './common/error.filter';
+import { NO_TEST_HOOKS, TestHooks } from './common/test-hooks';
 import { installJsonBodyParser } from './common/json-body-parser';
 import { installShutdownGate } from './common/shutdown-gate';
-import { QUEUE_ID_DIRECT_ROUTE } from './queue-id/queue-id.controller';
-import { SEGMENT_DIRECT_ROUTE } from './segment/segment.controller';
-import { SNOWFLAKE_DIRECT_ROUTE } from './snowflake/snowflake.controller';
 import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from './logging/pino-logger';
 import { setupOpenApi } from './openapi/openapi.setup';
 
 /**
  * Builds the Nest application on Fastify (not yet listening). Used by main.ts and by the tests,
- * so tests run exactly the production wiring.
+ * so tests run exactly the production wiring. `testHooks` is for tests only (main.ts never
+ * passes it): fault injection such as a delayed refill or a shifted snowflake clock.
  */
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig, testHooks: TestHooks = NO_TEST_HOOKS): Promise<NestFastifyApplication> {
   const rootLogger = createRootLogger(config.log.level);
   const adapter = new FastifyAdapter({
     ...fastifyLogOptions(config.log.level, rootLogger),
@@ -25,15 +24,14 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     routerOptions: { maxParamLength: 512 },
     // Router errors (a malformed %-escape, a path parameter over maxParamLength) in our shape too.
     frameworkErrors: (error: Error, _request: unknown, reply: unknown) => {
-      const { status, body } = toErrorResponse(error);
-      void (reply as FastifyReply).status(status).send(body);
+      void sendError(reply as FastifyReply, error);
     },
     // Behind a load balancer: keep-alive longer than typical LB idle timeouts.
     keepAliveTimeout: 65_000,
     // Requests arriving while closing get our JSON 503 from the shutdown gate instead.
     return503OnClosing: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, testHooks), adapter, {
     // Structured JSON lines (pino); no per-request line unless LOG_LEVEL is debug or verbose.
     logger: new PinoNestLogger(rootLogger),
     bufferLogs: false,
@@ -42,8 +40,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   // Also receives Fastify's own errors (bad JSON, content type, body size): Nest routes them here.
   app.useGlobalFilters(new ErrorFilter());
-  // The ID routes skip Nest's per-request pipeline (docs/performance.md); errors map as in ErrorFilter.
-  serveDirect(app, [QUEUE_ID_DIRECT_ROUTE, SEGMENT_DIRECT_ROUTE, SNOWFLAKE_DIRECT_ROUTE]);
+  // Routes marked @DirectRoute() (the ID routes) skip Nest's per-request pipeline (docs/performance.md).
+  serveDirect(app);
   installJsonBodyParser(adapter.getInstance());
   installRequestIdEcho(adapter.getInstance());
   app.enableShutdownHooks();

@@ -24,6 +24,21 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
   log "$what did not come up within ${seconds}s"; return 1
 }
 
+# npm ci when node_modules is missing or was installed from another package-lock.json. Compared by
+# content (a stamp of the lock's hash written after each install), not by file times: a fresh
+# checkout or git worktree has a newer lock file than any node_modules, and an `npm ci` through a
+# node_modules shared by symlink empties the other checkout's copy. Without a stamp (installed by
+# `.ci/run` or by hand) the installed tree is taken as current and stamped.
+ensure_npm_packages() {
+  local stamp=node_modules/.shardleaf-lock.sha256 want
+  want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ -f node_modules/.package-lock.json ] && { [ ! -f "$stamp" ] || [ "$(cat "$stamp")" = "$want" ]; }; then
+    printf '%s\n' "$want" >"$stamp"; return
+  fi
+  log "installing npm packages"; npm ci --no-audit --no-fund
+  printf '%s\n' "$want" >"$stamp"
+}
+
 redis_up() { redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; }
 
 ensure_redis() {

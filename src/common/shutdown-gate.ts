@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { toErrorResponse } from './error.filter';
+import { sendError } from './error.filter';
 import { ErrorKind, IdGenError } from './id-gen.error';
 
 /**
@@ -27,9 +27,9 @@ export function installShutdownGate(app: NestFastifyApplication): void {
       done();
       return;
     }
-    const { status, body } = toErrorResponse(
+    void sendError(
+      reply.header('connection', 'close'),
       new IdGenError(ErrorKind.ShuttingDown, 'this instance is shutting down; retry on another one'),
     );
-    void reply.status(status).header('connection', 'close').header('content-type', 'application/json; charset=utf-8').send(body);
   });
 }

@@ -74,11 +74,4 @@ export interface AppConfig {
   snowflake: SnowflakeConfig;
   /** GET /metrics: state-gauge cache and optional token (see metrics-config.ts). */
   metrics: MetricsConfig;
-  /** Fault-injection hooks for the chaos tests (test/chaos); 0 = off, never set in production. */
-  testHooks: {
-    /** TEST_REFILL_DELAY_MS: a refill waits this long between its DB allocation and its push. */
-    refillDelayMs: number;
-    /** TEST_CLOCK_OFFSET_MS: added to the snowflake clock (negative = behind). */
-    clockOffsetMs: number;
-  };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './config.error';
 import { Env } from './env-readers';
+import { SNOWFLAKE_NAME_PATTERN, ZK_ADDRESS_PATTERN } from './snowflake-config';
 
 /**
  * Migration from Meituan Leaf: LEAF_PROPERTIES=path/to/leaf.properties maps Leaf's settings onto
@@ -61,7 +62,7 @@ export function leafPropertiesToEnv(props: Map<string, string>, file: string): E
   const env: Env = {};
   const name = get('leaf.name');
   if (name !== undefined) {
-    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {
+    if (!SNOWFLAKE_NAME_PATTERN.test(name)) {
       fail('leaf.name', `must be 1..128 letters, digits, '_', '.' or '-', got '${name}'`);
     }
     env.SNOWFLAKE_NAME = name;
@@ -89,8 +90,8 @@ export function leafPropertiesToEnv(props: Map<string, string>, file: string): E
   }
   const zk = get('leaf.snowflake.zk.address');
   if (zk !== undefined) {
-    if (!/^[A-Za-z0-9.\-[\]:]+:[0-9]{1,5}(,[A-Za-z0-9.\-[\]:]+:[0-9]{1,5})*(\/[A-Za-z0-9_./-]*)?$/.test(zk)) {
-      fail('leaf.snowflake.zk.address', `must be host:port[,host:port…], got '${zk}'`);
+    if (!ZK_ADDRESS_PATTERN.test(zk)) {
+      fail('leaf.snowflake.zk.address', `must be host:port[,host:port…][/chroot], got '${zk}'`);
     }
     env.ZK_ADDRESS = zk;
   }

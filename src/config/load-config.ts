@@ -86,9 +86,5 @@ export function loadConfig(rawEnv: Env): AppConfig {
       keyMaxLength: 128,
     },
     metrics: readMetricsConfig(env),
-    testHooks: {
-      refillDelayMs: readInt(env, 'TEST_REFILL_DELAY_MS', 0, 0, 600_000),
-      clockOffsetMs: readInt(env, 'TEST_CLOCK_OFFSET_MS', 0, -86_400_000, 86_400_000),
-    },
   };
 }

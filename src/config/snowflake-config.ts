@@ -9,6 +9,10 @@ export type SnowflakeMode = (typeof SNOWFLAKE_MODES)[number];
 /** Leaf's default twepoch: 2010-11-04T01:42:54.657Z. */
 export const DEFAULT_TWEPOCH = 1288834974657;
 const MAX_WORKER_ID = 1023;
+/** SNOWFLAKE_NAME (and Leaf's `leaf.name`): the ZooKeeper namespace segment. */
+export const SNOWFLAKE_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+/** ZK_ADDRESS (and Leaf's `leaf.snowflake.zk.address`): `host:port[,host:port…][/chroot]`. */
+export const ZK_ADDRESS_PATTERN = /^[A-Za-z0-9.\-[\]:]+:[0-9]{1,5}(,[A-Za-z0-9.\-[\]:]+:[0-9]{1,5})*(\/[A-Za-z0-9_./-]*)?$/;
 
 export interface SnowflakeConfig {
   mode: SnowflakeMode;
@@ -48,7 +52,7 @@ export interface SnowflakeConfig {
 export function readSnowflakeConfig(env: Env, httpPort: number, now = Date.now()): SnowflakeConfig {
   const mode = readEnum(env, 'SNOWFLAKE_MODE', 'mysql', SNOWFLAKE_MODES);
   const name = readString(env, 'SNOWFLAKE_NAME', 'shardleaf');
-  if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {
+  if (!SNOWFLAKE_NAME_PATTERN.test(name)) {
     throw new ConfigError('SNOWFLAKE_NAME', `must be 1..128 letters, digits, '_', '.' or '-', got '${name}'`);
   }
   const twepoch = readInt(env, 'SNOWFLAKE_TWEPOCH', DEFAULT_TWEPOCH, 0, Number.MAX_SAFE_INTEGER);
@@ -110,7 +114,7 @@ export function readSnowflakeConfig(env: Env, httpPort: number, now = Date.now()
 
 function readZkAddress(env: Env): string {
   const address = readString(env, 'ZK_ADDRESS', '127.0.0.1:2181');
-  if (!/^[A-Za-z0-9.\-[\]:]+:[0-9]{1,5}(,[A-Za-z0-9.\-[\]:]+:[0-9]{1,5})*(\/[A-Za-z0-9_./-]*)?$/.test(address)) {
+  if (!ZK_ADDRESS_PATTERN.test(address)) {
     throw new ConfigError('ZK_ADDRESS', `must be host:port[,host:port…][/chroot], got '${address}'`);
   }
   return address;

@@ -1,5 +1,5 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
-import { AdminTokenGuard } from '../admin/admin-token.guard';
+import { AdminTokenGuard } from '../common/admin-token.guard';
 import { HistorySampler } from '../metrics/history.sampler';
 import { HistoryPoint } from '../metrics/core/activity-history';
 

@@ -1,14 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AdminModule } from '../admin/admin.module';
 import { MetricsModule } from '../metrics/metrics.module';
-import { SnowflakeModule } from '../snowflake/snowflake.module';
-import { AdminSnowflakeController } from './admin-snowflake.controller';
 import { DashboardController } from './dashboard.controller';
 import { DashboardHistoryController } from './dashboard-history.controller';
 
-/** The admin dashboard page, the snowflake status and the chart history routes it reads. */
+/** The admin dashboard page and the chart history route it reads (it also calls each feature's admin API). */
 @Module({
-  imports: [AdminModule, SnowflakeModule, MetricsModule],
-  controllers: [DashboardController, AdminSnowflakeController, DashboardHistoryController],
+  imports: [MetricsModule],
+  controllers: [DashboardController, DashboardHistoryController],
 })
 export class DashboardModule {}

@@ -1,10 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { AppRegistry } from '../queue-id/core/app-registry';
-import { SegmentIdGenerator } from '../segment/core/segment-id-generator';
-import { SnowflakeService } from '../snowflake/snowflake.service';
+import { Injectable } from '@nestjs/common';
+import { QueueStatus } from '../queue-id/queue-status';
+import { SegmentStatus } from '../segment/segment-status';
+import { SnowflakeStatus } from '../snowflake/snowflake-status';
 
 export interface GeneratorReadiness {
   queue: boolean;
@@ -17,35 +14,25 @@ export interface GeneratorReadiness {
 }
 
 /**
- * Whether each enabled generator can issue IDs (read by readiness, metrics and the dashboard): the
- * queue and segment generators once initialised, snowflake while it is serving (a lost zk_recycle
- * lease or a record that could not be extended makes it not ready).
+ * Whether each enabled generator can issue IDs (read by readiness): the queue and segment
+ * generators once initialised, snowflake while it is serving (a lost zk_recycle lease or a record
+ * that could not be extended makes it not ready). Each feature module exports its own status.
  */
 @Injectable()
 export class GeneratorState {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly registry: AppRegistry,
-    private readonly snowflake: SnowflakeService,
-    private readonly moduleRef: ModuleRef,
+    private readonly queue: QueueStatus,
+    private readonly segment: SegmentStatus,
+    private readonly snowflake: SnowflakeStatus,
   ) {}
 
-  /** The segment generator lives inside SegmentModule; it is looked up, not re-exported. */
-  get segmentGenerator(): SegmentIdGenerator {
-    return this.moduleRef.get(SegmentIdGenerator, { strict: false });
-  }
-
   readiness(): GeneratorReadiness {
-    const state: GeneratorReadiness = {
-      queue: this.registry.isLoaded,
-      segment: this.config.segment.enabled ? this.segmentGenerator.isInitialised : null,
-      snowflake: null,
-    };
-    if (this.config.snowflake.mode !== 'off') {
-      const reason = this.snowflake.notServingReason();
-      state.snowflake = reason === null;
-      if (reason !== null) {
-        state.snowflakeReason = reason;
+    const state: GeneratorReadiness = { queue: this.queue.ready, segment: this.segment.ready, snowflake: null };
+    const snowflake = this.snowflake.readiness();
+    if (snowflake !== null) {
+      state.snowflake = snowflake.ready;
+      if (!snowflake.ready) {
+        state.snowflakeReason = snowflake.reason;
       }
     }
     return state;

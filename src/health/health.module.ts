@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { QueueIdModule } from '../queue-id/queue-id.module';
+import { SegmentModule } from '../segment/segment.module';
 import { SnowflakeModule } from '../snowflake/snowflake.module';
 import { BackendProbes } from './backend-probes';
 import { GeneratorState } from './generator-state';
@@ -8,9 +9,8 @@ import { HealthController } from './health.controller';
 
 /** GET /health/live and GET /health/ready (@nestjs/terminus). */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), QueueIdModule, SnowflakeModule],
+  imports: [TerminusModule.forRoot({ logger: false }), QueueIdModule, SegmentModule, SnowflakeModule],
   controllers: [HealthController],
   providers: [BackendProbes, GeneratorState],
-  exports: [BackendProbes, GeneratorState],
 })
 export class HealthModule {}

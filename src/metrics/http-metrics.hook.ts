@@ -1,5 +1,6 @@
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Registry } from 'prom-client';
+import { errorKindOf } from '../common/error.filter';
 
 /** ID routes and the generator each serves (the route pattern, as Fastify knows it). */
 const ID_ROUTES: Record<string, string> = {
@@ -7,8 +8,6 @@ const ID_ROUTES: Record<string, string> = {
   '/api/segment/get/:key': 'segment',
   '/api/snowflake/get/:key': 'snowflake',
 };
-
-const ERROR_KIND = /"error":"([A-Z_]{1,64})"/;
 
 /** The three counters (prom-client; values read from the in-process counts on every get/scrape). */
 export interface HttpCounters {
@@ -75,9 +74,10 @@ function countedIn<L extends string>(
 }
 
 /**
- * One onSend hook: counts every reply by route pattern and status, errors by their `error` kind,
- * and IDs issued by generator. No logging; per request a few Map lookups and additions, the
- * prom-client counters are filled from the counts when scraped.
+ * One onSend hook: counts every reply by route pattern and status, errors by the kind sendError
+ * recorded where it mapped the error (UNKNOWN for an error status it did not send, e.g. the health
+ * check's 503), and IDs issued by generator. No logging, no look into the body; per request a few
+ * Map lookups and additions, the prom-client counters are filled from the counts when scraped.
  */
 export function installHttpMetrics(fastify: FastifyInstance, register: Registry): HttpCounters {
   const requests = new Cells<string, string, number>(['method', 'route', 'status']);
@@ -116,8 +116,7 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
     const status = reply.statusCode;
     requests.add(request.method, route, status, 1);
     if (status >= 400) {
-      const kind = typeof payload === 'string' ? ERROR_KIND.exec(payload)?.[1] : undefined;
-      errors.add(route, status, kind ?? 'UNKNOWN', 1);
+      errors.add(route, status, errorKindOf(reply) ?? 'UNKNOWN', 1);
     } else if (status === 200) {
       const cell = ids.get(route);
       if (cell !== undefined) {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { HealthModule } from '../health/health.module';
 import { LeaseModule } from '../lease/lease.module';
 import { QueueIdModule } from '../queue-id/queue-id.module';
+import { SegmentModule } from '../segment/segment.module';
 import { SnowflakeModule } from '../snowflake/snowflake.module';
 import { HistorySampler } from './history.sampler';
 import { MetricsController } from './metrics.controller';
@@ -11,7 +11,7 @@ import { MetricsTokenGuard } from './metrics-token.guard';
 
 /** Prometheus metrics at GET /metrics (prom-client), and the in-memory history behind the dashboard's charts. */
 @Module({
-  imports: [QueueIdModule, SnowflakeModule, HealthModule, LeaseModule],
+  imports: [QueueIdModule, SegmentModule, SnowflakeModule, LeaseModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsStateReader, MetricsTokenGuard, HistorySampler],
   exports: [HistorySampler],

@@ -1,12 +1,11 @@
 import { ShardObservation } from './core/capacity-forecast';
-import { shardCapacity } from '../queue-id/core/shard-capacity';
+import { ShardCapacity, appCapacity, shardCapacity } from '../queue-id/core/shard-capacity';
 import { QueueKeys } from '../queue-id/core/queue-keys';
 import { AppRegistry } from '../queue-id/core/app-registry';
 import { IdAllocRepository, IdAllocRow } from '../queue-id/id-alloc.repository';
 import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { RedisClient } from '../infra/redis/redis.tokens';
 import { SegmentBufferView } from '../segment/core/segment-buffer';
-import { SegmentIdGenerator } from '../segment/core/segment-id-generator';
 
 export interface StateSources {
   redis: RedisClient;
@@ -15,8 +14,8 @@ export interface StateSources {
   repo: IdAllocRepository;
   /** This instance's current refill size of a shard (RefillAhead.currentSize). */
   refillSize: (appId: number, shardId: number, step: number) => number;
-  /** null when segment mode is off. */
-  segment: () => SegmentIdGenerator | null;
+  /** Each segment tag's buffers (none when segment mode is off). */
+  segment: () => SegmentBufferView[];
   snowflake: () => SnowflakeState;
 }
 
@@ -100,14 +99,16 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
       queueLengths.push({ app: t.app, shard: t.shard, length });
     }
   });
-  const perApp = new Map<number, bigint>();
+  const perApp = new Map<number, ShardCapacity[]>();
   const shards: ShardState[] = [];
   rows.forEach((r, i) => {
     const [err, length] = lengths[rowIndex[i]];
-    const left = shardCapacity(r, length).remaining;
-    perApp.set(r.appId, (perApp.get(r.appId) ?? 0n) + left);
+    const capacity = shardCapacity(r, length);
+    const ofApp = perApp.get(r.appId) ?? [];
+    ofApp.push(capacity);
+    perApp.set(r.appId, ofApp);
     if (!err) {
-      shards.push({ app: r.appId, shard: r.shardId, maxId: r.maxId, maxLimitId: r.maxLimitId, queueLength: length, remaining: left });
+      shards.push({ app: r.appId, shard: r.shardId, maxId: r.maxId, maxLimitId: r.maxLimitId, queueLength: length, remaining: capacity.remaining });
     }
   });
   return {
@@ -115,9 +116,9 @@ export async function readStateSnapshot(src: StateSources): Promise<StateSnapsho
     backends: { mysql, redis: lengths.every(([err]) => !err) },
     queueLengths,
     refillSizes: targets.map((t) => ({ app: t.app, shard: t.shard, size: src.refillSize(t.app, t.shard, t.step) })),
-    remaining: [...perApp].map(([app, left]) => ({ app, left })),
+    remaining: [...perApp].map(([app, ofApp]) => ({ app, left: appCapacity(ofApp).remaining })),
     shards,
-    segment: src.segment()?.views() ?? [],
+    segment: src.segment(),
     snowflake: src.snowflake(),
   };
 }

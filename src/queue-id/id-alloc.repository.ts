@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { INDEX_SHIFT, MAX_INDEX, lowBits, maxIndexFor } from './core/queue-id-layout';
-import { SegmentPlan, planSegment } from './core/refill-policy';
+import { SegmentPlan, firstIndexAfter, planSegment } from './core/refill-policy';
 import { IdAllocEntity } from './id-alloc.entity';
 
 export interface IdAllocRow {
@@ -139,7 +139,7 @@ export class IdAllocRepository {
     const step = Number(row.step);
     const maxLimitId = BigInt(row.max_limit_id);
     const maxIndex = maxIndexFor(appId, shardId, maxLimitId);
-    const segment = row.new_max_id === null ? null : { from: rangeStart(oldMaxId), to: BigInt(row.new_max_id) };
+    const segment = row.new_max_id === null ? null : { from: firstIndexAfter(oldMaxId), to: BigInt(row.new_max_id) };
     // The procedure mirrors planSegment; a difference would be a bug there. The committed range is
     // ours either way (uniqueness holds), but a wrong limit must not reach the caller.
     const planned = planSegment(oldMaxId, step, maxIndex, minWanted);
@@ -361,11 +361,6 @@ function errnoOf(err: unknown): unknown {
 
 function toRetired(r: { app_id: number | string; shard_id: number | string; max_id: string }): RetiredShard {
   return { appId: Number(r.app_id), shardId: Number(r.shard_id), maxId: BigInt(r.max_id) };
-}
-
-/** planSegment's first index after `maxId`. */
-function rangeStart(maxId: bigint): bigint {
-  return maxId + 1n > 0n ? maxId + 1n : 0n;
 }
 
 function fmt(segment: SegmentPlan | null | undefined): string {

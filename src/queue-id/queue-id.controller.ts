@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { DirectRoute } from '../common/direct-routes';
+import { DirectRoute } from '../common/direct-routes/direct-route.decorator';
 import { parseCount, parseIntParam, parseRequiredString } from '../common/input';
 import { MAX_APP_ID } from './core/queue-id-layout';
 import { QueueIdService } from './queue-id.service';
@@ -19,6 +19,8 @@ export class QueueIdController {
     private readonly service: QueueIdService,
   ) {}
 
+  /** The hottest route of the service: served straight from Fastify (common/direct-routes). */
+  @DirectRoute()
   @Get(':appId')
   async get(
     @Param('appId') appIdRaw: string,
@@ -37,12 +39,3 @@ export class QueueIdController {
     return body;
   }
 }
-
-/** Served straight from Fastify (common/direct-routes.ts): the hottest route of the service. */
-export const QUEUE_ID_DIRECT_ROUTE: DirectRoute<QueueIdController> = {
-  method: 'GET',
-  url: '/api/id/:appId',
-  controller: QueueIdController,
-  handler: 'get',
-  call: (controller, params, query, reply) => controller.get(params.appId, query, reply),
-};

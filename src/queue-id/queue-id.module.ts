@@ -1,8 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { AdminAppsController } from './admin/admin-apps.controller';
+import { AdminAppsService } from './admin/admin-apps.service';
 import { AppRegistry } from './core/app-registry';
+import { QueueKeys } from './core/queue-keys';
+import { QueueLists } from './core/queue-lists';
 import { RefillAhead } from './core/refill-ahead';
+import { IdAllocEntity } from './id-alloc.entity';
 import { IdAllocRepository } from './id-alloc.repository';
 import { QueueConfigService } from './queue-config.service';
 import { LeaseModule } from '../lease/lease.module';
@@ -12,15 +18,21 @@ import { QueueIdService } from './queue-id.service';
 import { QueueLeaseController } from './queue-lease.controller';
 import { QueueLeaseService } from './queue-lease.service';
 import { QueueRefillService } from './queue-refill.service';
+import { QueueStatus } from './queue-status';
+import { RedisQueueLists } from './redis-queue-lists';
 import { RefillMonitor } from './refill-monitor';
 import { ReplicaAckService } from './replica-ack.service';
 
 @Module({
-  imports: [LeaseModule],
-  controllers: [QueueIdController, QueueLeaseController],
+  imports: [TypeOrmModule.forFeature([IdAllocEntity]), LeaseModule],
+  controllers: [QueueIdController, QueueLeaseController, AdminAppsController],
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
+    // The one naming of the queue's Redis keys (lists, markers, locks) for this KEY_PREFIX.
+    { provide: QueueKeys, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new QueueKeys(config.redis.keyPrefix) },
+    // The lists behind their port: the services see QueueLists, only RedisQueueLists sees Redis.
+    { provide: QueueLists, useClass: RedisQueueLists },
     {
       provide: RefillAhead,
       inject: [APP_CONFIG],
@@ -38,7 +50,9 @@ import { ReplicaAckService } from './replica-ack.service';
     QueueIdService,
     QueueIdScheduler,
     QueueLeaseService,
+    AdminAppsService,
+    QueueStatus,
   ],
-  exports: [AppRegistry, RefillAhead, IdAllocRepository, QueueConfigService, QueueRefillService, RefillMonitor],
+  exports: [QueueStatus, AppRegistry, RefillAhead, IdAllocRepository, RefillMonitor, QueueKeys],
 })
 export class QueueIdModule {}

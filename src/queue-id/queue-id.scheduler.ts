@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { CronJob } from 'cron';
 import { AppConfig } from '../config/app-config';
@@ -7,15 +7,14 @@ import { QueueConfigService } from './queue-config.service';
 import { QueueRefillService } from './queue-refill.service';
 
 /**
- * The two background jobs of seed 001, on configurable cron expressions: the id_alloc reload
- * (with orphan-list cleanup) and the low-list refill sweep. Both also run once at start so a new
- * instance serves at once. A run still going when the next is due is not overlapped.
+ * The two background jobs of seed 001, on configurable cron expressions (`off` = none): the
+ * id_alloc reload (with orphan-list cleanup) and the low-list refill sweep. Both also run once at
+ * start so a new instance serves at once. A tick due while the job's last run is still going is
+ * skipped (cron's waitForCompletion); @nestjs/schedule stops the registered jobs at shutdown.
  */
 @Injectable()
-export class QueueIdScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class QueueIdScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(QueueIdScheduler.name);
-  private readonly running = new Set<string>();
-  private readonly jobNames: string[] = [];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -25,21 +24,10 @@ export class QueueIdScheduler implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.runOnce('queue-reload', () => this.reload());
-    await this.runOnce('queue-refill', () => this.refillLow());
+    await this.reload().catch(this.failed('queue-reload'));
+    await this.refillLow().catch(this.failed('queue-refill'));
     this.schedule('queue-reload', this.config.queue.reloadCron, () => this.reload());
     this.schedule('queue-refill', this.config.queue.refillCron, () => this.refillLow());
-  }
-
-  onApplicationShutdown(): void {
-    // ScheduleModule may already have stopped and deleted every cron job at shutdown.
-    for (const name of this.jobNames) {
-      if (this.schedulerRegistry.doesExist('cron', name)) {
-        void this.schedulerRegistry.getCronJob(name).stop();
-        this.schedulerRegistry.deleteCronJob(name);
-      }
-    }
-    this.jobNames.length = 0;
   }
 
   private async reload(): Promise<void> {
@@ -63,22 +51,17 @@ export class QueueIdScheduler implements OnApplicationBootstrap, OnApplicationSh
     if (cron === null) {
       return;
     }
-    const job = CronJob.from({ cronTime: cron, onTick: () => this.runOnce(name, task), start: true });
+    const job = CronJob.from({
+      cronTime: cron,
+      onTick: task,
+      start: true,
+      waitForCompletion: true,
+      errorHandler: this.failed(name),
+    });
     this.schedulerRegistry.addCronJob(name, job);
-    this.jobNames.push(name);
   }
 
-  private async runOnce(name: string, task: () => Promise<void>): Promise<void> {
-    if (this.running.has(name)) {
-      return;
-    }
-    this.running.add(name);
-    try {
-      await task();
-    } catch (err) {
-      this.logger.warn(`${name} failed: ${(err as Error).message}`);
-    } finally {
-      this.running.delete(name);
-    }
+  private failed(name: string): (err: unknown) => void {
+    return (err) => this.logger.warn(`${name} failed: ${(err as Error).message}`);
   }
 }

@@ -1,36 +1,30 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { Injectable, Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { AppRegistry, ShardConfig } from './core/app-registry';
-import { QueueKeys } from './core/queue-keys';
 import { acceptEntries, batchBody, queueIdOf } from './core/queue-batch';
 import { shardOf } from './core/queue-id-layout';
+import { QueueLists } from './core/queue-lists';
 import { RETRY_TIME } from './core/refill-policy';
 import { QueueConfigService } from './queue-config.service';
 import { QueueRefillService } from './queue-refill.service';
-import { ReplicaAckService } from './replica-ack.service';
 
 /**
  * The request path of seed 001: gatePass → shard, one LPOP (with a count for batches); a short
  * list is refilled now, under the shard's lock, at most RETRY_TIME times. With refill-ahead on
  * (QUEUE_REFILL_AHEAD) the pop also reads the list's length, and a pop that leaves it at or below
- * the shard's threshold starts one background refill (QueueRefillService.afterPop).
+ * the shard's threshold starts one background refill (QueueRefillService.afterPop). The lists
+ * are behind the QueueLists port (core/queue-lists.ts): this service never talks to Redis itself.
  */
 @Injectable()
 export class QueueIdService {
   private readonly logger = new Logger(QueueIdService.name);
-  private readonly keys: QueueKeys;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly registry: AppRegistry,
     private readonly configService: QueueConfigService,
     private readonly refill: QueueRefillService,
-    private readonly replicaAck: ReplicaAckService,
-  ) {
-    this.keys = new QueueKeys(config.redis.keyPrefix);
-  }
+    private readonly lists: QueueLists,
+  ) {}
 
   /** `count` IDs for (appId, gatePass), all from the gatePass's shard. */
   async get(appId: number, gatePass: string, count: number): Promise<bigint[]> {
@@ -77,33 +71,33 @@ export class QueueIdService {
 
   /** The indexes of `count` IDs (numbers: an accepted index is ≤ MAX_INDEX < 2^49, exact). */
   private async takeIndexes(appId: number, shardId: number, shard: ShardConfig, count: number): Promise<number[]> {
-    const key = this.keys.list(appId, shardId);
+    const lists = this.lists;
     const out: number[] = [];
-    let popped: Buffer[];
+    let popped: Uint8Array[];
     // The list's length after the pop (refill-ahead only; -1 = not read).
     let length = -1;
     try {
-      if (this.replicaAck.enabled) {
+      if (lists.confirmsPops) {
         // REDIS_WAIT_REPLICAS: the pop (and LLEN) and its WAIT in one round trip on one connection.
-        ({ entries: popped, length } = await this.replicaAck.popConfirmed(key, count, this.refill.aheadEnabled));
+        ({ entries: popped, length } = await lists.popConfirmed(appId, shardId, count, this.refill.aheadEnabled));
       } else if (this.refill.aheadEnabled) {
         // A batch pops with a plain LPOP and reads LLEN after it (no script: popping inside Lua
         // costs Redis 5–9× more CPU per entry); a single get pops plainly while the shard's
         // length-read budget lasts, else with the one-round-trip script (length -1: not read).
-        ({ entries: popped, length } = await this.refill.popAhead(appId, shardId, shard.step, key, count));
+        ({ entries: popped, length } = await this.refill.popAhead(appId, shardId, shard.step, count));
       } else {
-        popped = await this.refill.popRaw(key, count);
+        popped = await lists.pop(appId, shardId, count);
       }
     } catch (err) {
       throw this.backendError(err);
     }
-    let exhausted = this.accept(popped, shard, out, key);
+    let exhausted = this.accept(popped, shard, out, appId, shardId);
     if (length >= 0 && out.length === count) {
       // Refill ahead: a pop that left the list low starts one background refill; this request goes on.
       this.refill.afterPop(appId, shardId, shard.step, length);
     }
     // Pops of the on-demand refill below are confirmed at the end, on the connection of this epoch.
-    const demandEpoch = out.length < count && this.replicaAck.enabled ? this.replicaAck.epochNow : 0;
+    const demandMark = out.length < count && lists.confirmsPops ? lists.confirmMark() : 0;
     let demanded = false;
     for (let attempt = 0; out.length < count && !exhausted && attempt < RETRY_TIME; attempt++) {
       demanded = true;
@@ -111,12 +105,12 @@ export class QueueIdService {
       if (result.status === 'missing') {
         throw new IdGenError(ErrorKind.QueueShardNotFound, `appId ${appId} has no shard ${shardId} any more`);
       }
-      exhausted = this.accept(result.indexes, shard, out, key) || result.status === 'exhausted';
+      exhausted = this.accept(result.indexes, shard, out, appId, shardId) || result.status === 'exhausted';
     }
     if (out.length === count) {
       // REDIS_WAIT_REPLICAS: unconfirmed pops are dropped (a gap), never returned.
-      if (demanded && this.replicaAck.enabled) {
-        await this.guardBackend(() => this.replicaAck.confirm(key, demandEpoch));
+      if (demanded && lists.confirmsPops) {
+        await this.guardBackend(() => lists.confirmPops(appId, shardId, demandMark));
       }
       return out;
     }
@@ -134,10 +128,16 @@ export class QueueIdService {
    * Appends valid indexes to `out` (core/queue-batch.ts: malformed entries and entries above the
    * shard's limit dropped); true when one was above the limit (the shard is now exhausted).
    */
-  private accept(raw: ReadonlyArray<string | Uint8Array>, shard: ShardConfig, out: number[], key: string): boolean {
+  private accept(
+    raw: ReadonlyArray<string | Uint8Array>,
+    shard: ShardConfig,
+    out: number[],
+    appId: number,
+    shardId: number,
+  ): boolean {
     const { overLimit, malformed } = acceptEntries(raw, shard.maxIndex, out);
     for (let i = 0; i < malformed; i++) {
-      this.logger.warn(`dropped a malformed entry from ${key}`);
+      this.logger.warn(`dropped a malformed entry from the list of app ${appId} shard ${shardId}`);
     }
     return overLimit;
   }

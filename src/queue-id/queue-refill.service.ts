@@ -1,18 +1,16 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { NO_TEST_HOOKS, TEST_HOOKS, TestHooks } from '../common/test-hooks';
 import { LockService } from '../infra/redis/lock.service';
-import { lengthsOf } from '../infra/redis/redis-key-ops';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { AppRegistry } from './core/app-registry';
 import { LengthReads } from './core/length-reads';
 import { QueueKeys } from './core/queue-keys';
+import { PoppedEntries, QueueLists } from './core/queue-lists';
 import { RefillAhead } from './core/refill-ahead';
 import { needsRefill } from './core/refill-policy';
 import { AllocationResult, IdAllocRepository } from './id-alloc.repository';
-import { Popped, popWithLength } from './pop-with-length';
 import { RefillMonitor, RefillTrigger } from './refill-monitor';
-import { pushRange } from './segment-push';
 
 /** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
 const LOCK_WAIT_RETRIES = 40;
@@ -59,9 +57,18 @@ export interface RefillRequest {
 
 export interface TakeResult {
   status: 'taken' | 'exhausted' | 'missing';
-  /** Indexes (decimal strings) now owned by the caller: popped from the list or freshly allocated. */
-  indexes: string[];
+  /**
+   * Indexes now owned by the caller, as decimal digits: popped from the list (bytes) or freshly
+   * allocated (strings). Read with core/queue-batch.ts's acceptEntries.
+   */
+  indexes: Array<string | Uint8Array>;
 }
+
+/** What the refill needs of id_alloc: the row update that hands out a segment. */
+export type SegmentAllocator = Pick<IdAllocRepository, 'allocate'>;
+
+/** What the refill needs of the lock service: one shard's lock around a refill. */
+export type ShardLocks = Pick<LockService, 'withLock'>;
 
 export interface RefillSweep {
   checked: number;
@@ -78,7 +85,6 @@ export interface RefillSweep {
 @Injectable()
 export class QueueRefillService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(QueueRefillService.name);
-  private readonly keys: QueueKeys;
   /** Background (ahead) refills running on this instance (at most AHEAD_CONCURRENCY). */
   private readonly running = new Set<Promise<void>>();
   /** Background refills triggered while AHEAD_CONCURRENCY were running, in trigger order. */
@@ -91,19 +97,19 @@ export class QueueRefillService implements BeforeApplicationShutdown {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly locks: LockService,
-    private readonly repo: IdAllocRepository,
+    private readonly lists: QueueLists,
+    private readonly keys: QueueKeys,
+    @Inject(LockService) private readonly locks: ShardLocks,
+    @Inject(IdAllocRepository) private readonly repo: SegmentAllocator,
     private readonly registry: AppRegistry,
+    @Inject(TEST_HOOKS) private readonly hooks: TestHooks = NO_TEST_HOOKS,
     private readonly monitor: RefillMonitor = new RefillMonitor(),
     readonly ahead: RefillAhead = new RefillAhead({
       idleRatio: config.queue.idleRatio,
       targetMs: config.queue.refillTargetMs,
       maxSize: config.queue.refillMaxSize,
     }),
-  ) {
-    this.keys = new QueueKeys(config.redis.keyPrefix);
-  }
+  ) {}
 
   /** Refill-ahead on: the request path pops with `popAhead` and calls `afterPop` when it read the length. */
   get aheadEnabled(): boolean {
@@ -220,13 +226,12 @@ export class QueueRefillService implements BeforeApplicationShutdown {
 
   /** Refills one shard under its lock. Throws on Redis/DB failure. */
   async refillShard(appId: number, shardId: number, req: RefillRequest): Promise<RefillResult> {
-    const listKey = this.keys.list(appId, shardId);
     const outcome = await this.locks.withLock(
       this.keys.lock(appId, shardId),
       { ttlMs: this.config.queue.lockTtlMs, retryCount: req.lockRetries, retryDelayMs: 50 },
       async (): Promise<RefillResult> => {
         // Another instance may have refilled while we waited for the lock.
-        if ((await this.redis.llen(listKey)) >= req.skipIfAtLeast) {
+        if ((await this.lists.length(appId, shardId)) >= req.skipIfAtLeast) {
           return { status: 'sufficient', pushed: 0 };
         }
         const adaptive = req.adaptive ?? false;
@@ -240,11 +245,11 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         }
         this.recordSize(appId, shardId, wanted, adaptive);
         const { from, to } = allocation.segment;
-        await this.testDelay(listKey, from, to);
+        await this.testDelay(appId, shardId, from, to);
         // From here the indexes are ours alone: a crash before the push only leaves a gap, and
-        // the push runs at most once (segment-push.ts), whatever the Redis client resends.
+        // the push runs at most once (the list's marker), whatever the Redis client resends.
         const pushed = await this.push(appId, shardId, from, to);
-        this.logger.debug(`refilled ${listKey} with ${from}..${to}`);
+        this.logger.debug(`refilled app ${appId} shard ${shardId} with ${from}..${to}`);
         return { status: 'refilled', pushed };
       },
     );
@@ -259,9 +264,8 @@ export class QueueRefillService implements BeforeApplicationShutdown {
    * If the lock stays busy the work is done without it: uniqueness rests on the row update.
    */
   async takeOnDemand(appId: number, shardId: number, wanted: number): Promise<TakeResult> {
-    const listKey = this.keys.list(appId, shardId);
     const take = async (): Promise<TakeResult> => {
-      const indexes = await this.pop(listKey, wanted);
+      const indexes: Array<string | Uint8Array> = await this.lists.pop(appId, shardId, wanted);
       if (indexes.length >= wanted) {
         return { status: 'taken', indexes };
       }
@@ -277,7 +281,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
       }
       this.recordSize(appId, shardId, size, true);
       const { from, to } = allocation.segment;
-      await this.testDelay(listKey, from, to);
+      await this.testDelay(appId, shardId, from, to);
       const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
       for (let i = from; i <= lastTaken; i++) {
         indexes.push(i.toString());
@@ -296,92 +300,54 @@ export class QueueRefillService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Pushes from..to once (segment-push.ts); returns how many were pushed. A refused push (the
-   * list's marker already at or past `from`) leaves the segment as a gap.
+   * Pushes from..to once (QueueLists.pushSegment); returns how many were pushed. A refused push
+   * (the list's marker already at or past `from`) leaves the segment as a gap.
    */
   private async push(appId: number, shardId: number, from: bigint, to: bigint): Promise<number> {
-    const listKey = this.keys.list(appId, shardId);
-    const outcome = await pushRange(this.redis, listKey, this.keys.pushMark(appId, shardId), from, to);
+    const outcome = await this.lists.pushSegment(appId, shardId, from, to);
     if (outcome.refusedAt) {
       const { from: gapFrom, mark } = outcome.refusedAt;
-      this.logger.warn(`push of ${gapFrom}..${to} to ${listKey} refused (already pushed up to ${mark}): left as a gap`);
+      this.logger.warn(
+        `push of ${gapFrom}..${to} to app ${appId} shard ${shardId} refused (already pushed up to ${mark}): left as a gap`,
+      );
     }
     return outcome.pushed;
   }
 
-  /** TEST_REFILL_DELAY_MS (chaos tests only): widens the window between allocation and push. */
-  private async testDelay(listKey: string, from: bigint, to: bigint): Promise<void> {
-    const ms = this.config.testHooks.refillDelayMs;
+  /**
+   * The test hook `refillDelayMs` (TestHooks; 0 in production): widens the window between the
+   * allocation and the push, and logs the held range with the list's name (the chaos suite
+   * reads that line).
+   */
+  private async testDelay(appId: number, shardId: number, from: bigint, to: bigint): Promise<void> {
+    const ms = this.hooks.refillDelayMs;
     if (ms > 0) {
-      this.logger.warn(`TEST_REFILL_DELAY_MS: holding ${listKey} ${from}..${to} for ${ms} ms`);
+      this.logger.warn(`TEST_REFILL_DELAY_MS: holding ${this.keys.list(appId, shardId)} ${from}..${to} for ${ms} ms`);
       await new Promise((resolve) => setTimeout(resolve, ms));
     }
   }
 
   /**
-   * The request path's LPOP: as `pop`, but the entries stay Buffers — ioredis's Buffer → string
-   * conversion was half of its CPU time for a batch (docs/performance.md); parseQueueEntry reads
-   * the digits directly.
-   */
-  async popRaw(listKey: string, n: number): Promise<Buffer[]> {
-    if (n === 1) {
-      const v = await this.redis.lpopBuffer(listKey);
-      return v === null ? [] : [v];
-    }
-    return (await this.redis.lpopBuffer(listKey, n)) ?? [];
-  }
-
-  /**
    * The request path's pop with refill-ahead on: entries, and the list's length after the pop when
-   * it was read (-1 when not). A single get is a plain LPOP while this instance's budget for the
-   * shard lasts (core/length-reads.ts), else the pop-with-length script; a batch always reads it.
+   * it was read (-1 when not). A single get is a plain pop while this instance's budget for the
+   * shard lasts (core/length-reads.ts), else the atomic pop with length (a script); a batch always
+   * reads the length (a plain pop and a length read sent together).
    */
-  async popAhead(appId: number, shardId: number, step: number, listKey: string, n: number): Promise<Popped> {
+  async popAhead(appId: number, shardId: number, step: number, n: number): Promise<PoppedEntries> {
     if (n === 1 && this.reads.tryPlain(appId, shardId)) {
-      const entry = await this.redis.lpopBuffer(listKey);
-      if (entry === null) {
+      const entries = await this.lists.pop(appId, shardId, 1);
+      if (entries.length === 0) {
         this.reads.forget(appId, shardId);
-        return { entries: [], length: -1 };
       }
-      return { entries: [entry], length: -1 };
+      return { entries, length: -1 };
     }
     const ticket = this.reads.readingPop(appId, shardId, n);
-    const popped = n === 1 ? await this.popWithLength(listKey, n) : await this.popThenLength(listKey, n);
+    const popped =
+      n === 1 ? await this.lists.popWithLength(appId, shardId, n) : await this.lists.popThenLength(appId, shardId, n);
     if (popped.length >= 0) {
       this.reads.read(appId, shardId, ticket, popped.length, this.ahead.threshold(appId, shardId, step));
     }
     return popped;
-  }
-
-  /** The pop of a single get that reads the length: entries and the list's length after the pop (pop-with-length.ts). */
-  popWithLength(listKey: string, n: number): Promise<Popped> {
-    return popWithLength(this.redis, listKey, n);
-  }
-
-  /**
-   * A batch's pop with refill-ahead on: `LPOP key n` and `LLEN key` sent together on the same
-   * connection (one round trip, no script: a pop inside Lua converts every entry to a Lua string,
-   * 5–9× Redis's CPU per entry of a plain LPOP). Not atomic: another client's pop or push between
-   * the two moves the length a little, which only moves the refill-ahead trigger by as much (the
-   * refill reads the length again under the lock). A failed LLEN leaves the length unknown (-1).
-   */
-  async popThenLength(listKey: string, n: number): Promise<Popped> {
-    const popped = this.redis.lpopBuffer(listKey, n);
-    const length = this.redis.llen(listKey).then(Number, () => -1);
-    const entries = await popped.catch(async (err: unknown) => {
-      await length;
-      throw err;
-    });
-    return { entries: entries ?? [], length: await length };
-  }
-
-  /** LPOP of up to n entries: one round trip, with a count for n > 1. */
-  async pop(listKey: string, n: number): Promise<string[]> {
-    if (n === 1) {
-      const v = await this.redis.lpop(listKey);
-      return v === null ? [] : [v];
-    }
-    return (await this.redis.lpop(listKey, n)) ?? [];
   }
 
   /**
@@ -399,11 +365,8 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         targets.push({ appId: app.appId, shardId, step: shard.step });
       }
     }
-    // Lengths in pipelines of 1,000 (lengthsOf), so a sweep of thousands of lists never holds the event loop.
-    const lengths = await lengthsOf(
-      this.redis,
-      targets.map((t) => this.keys.list(t.appId, t.shardId)),
-    );
+    // Lengths in bounded batches (QueueLists.lengths), so a sweep of thousands of lists never holds the event loop.
+    const lengths = await this.lists.lengths(targets);
     const low: Array<{ appId: number; shardId: number; size: number }> = [];
     for (let i = 0; i < targets.length; i++) {
       const t = targets[i];

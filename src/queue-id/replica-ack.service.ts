@@ -11,7 +11,8 @@ import { waitVerdict } from './core/wait-verdict';
  * `WAIT n timeout`, answered on the connection that popped them, confirms that n replicas have
  * the pops. A replica promoted after a failover then cannot hand the same indexes out again.
  * Unconfirmed indexes are dropped (a gap) and the request gets QUEUE_NOT_REPLICATED (503); see
- * core/wait-verdict.ts for what counts as confirmed.
+ * core/wait-verdict.ts for what counts as confirmed. Used only by RedisQueueLists: the queue's
+ * services see it as QueueLists.popConfirmed / confirmPops (core/queue-lists.ts says why).
  */
 @Injectable()
 export class ReplicaAckService {

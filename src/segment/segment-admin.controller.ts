@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { AdminTokenGuard } from '../admin/admin-token.guard';
+import { AdminTokenGuard } from '../common/admin-token.guard';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SegmentBufferView } from './core/segment-buffer';

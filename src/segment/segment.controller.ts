@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { DirectRoute } from '../common/direct-routes';
+import { DirectRoute } from '../common/direct-routes/direct-route.decorator';
 import { parseCount } from '../common/input';
 import { parseSegmentKey } from './segment.input';
 import { SegmentService } from './segment.service';
@@ -14,6 +14,8 @@ export class SegmentController {
     private readonly service: SegmentService,
   ) {}
 
+  /** Served straight from Fastify (common/direct-routes, docs/performance.md). */
+  @DirectRoute()
   @Get('get/:key')
   async get(@Param('key') keyRaw: string, @Query() query: Record<string, unknown>): Promise<string | { ids: string[] }> {
     this.service.assertEnabled();
@@ -26,12 +28,3 @@ export class SegmentController {
     return { ids: ids.map((id) => id.toString()) };
   }
 }
-
-/** Served straight from Fastify (common/direct-routes.ts, docs/performance.md). */
-export const SEGMENT_DIRECT_ROUTE: DirectRoute<SegmentController> = {
-  method: 'GET',
-  url: '/api/segment/get/:key',
-  controller: SegmentController,
-  handler: 'get',
-  call: (controller, params, query) => controller.get(params.key, query),
-};

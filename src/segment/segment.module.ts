@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AdminTokenGuard } from '../admin/admin-token.guard';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { LeaseModule } from '../lease/lease.module';
 import { LeafAllocLeaseRepository } from './leaf-alloc-lease.repository';
+import { LeafAllocEntity } from './leaf-alloc.entity';
 import { LeafAllocRepository } from './leaf-alloc.repository';
 import { SegmentAdminController } from './segment-admin.controller';
 import { SegmentAdminService } from './segment-admin.service';
@@ -9,12 +10,13 @@ import { segmentGeneratorProvider } from './segment-generator.provider';
 import { SegmentController } from './segment.controller';
 import { SegmentScheduler } from './segment.scheduler';
 import { SegmentService } from './segment.service';
+import { SegmentStatus } from './segment-status';
 import { SegmentLeaseController } from './segment-lease.controller';
 import { SegmentLeaseService } from './segment-lease.service';
 
 /** Leaf segment mode: `leaf_alloc`, a double buffer per tag, the ID route and its admin API. */
 @Module({
-  imports: [LeaseModule],
+  imports: [TypeOrmModule.forFeature([LeafAllocEntity]), LeaseModule],
   controllers: [SegmentController, SegmentAdminController, SegmentLeaseController],
   providers: [
     LeafAllocRepository,
@@ -22,10 +24,10 @@ import { SegmentLeaseService } from './segment-lease.service';
     SegmentService,
     SegmentAdminService,
     SegmentScheduler,
-    AdminTokenGuard,
     LeafAllocLeaseRepository,
     SegmentLeaseService,
+    SegmentStatus,
   ],
-  exports: [SegmentService],
+  exports: [SegmentStatus],
 })
 export class SegmentModule {}

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { DirectRoute } from '../common/direct-routes';
+import { DirectRoute } from '../common/direct-routes/direct-route.decorator';
 import { parseCount } from '../common/input';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -18,6 +18,8 @@ export class SnowflakeController {
     private readonly service: SnowflakeService,
   ) {}
 
+  /** Served straight from Fastify (common/direct-routes, docs/performance.md). */
+  @DirectRoute()
   @Get('get/:key')
   async get(@Param('key') key: string, @Query() query: Record<string, unknown>): Promise<string | { ids: string[] }> {
     parseSnowflakeKey(key);
@@ -40,12 +42,3 @@ export class SnowflakeController {
     return { timestamp, isoTime: new Date(timestamp).toISOString() };
   }
 }
-
-/** Served straight from Fastify (common/direct-routes.ts, docs/performance.md). */
-export const SNOWFLAKE_DIRECT_ROUTE: DirectRoute<SnowflakeController> = {
-  method: 'GET',
-  url: '/api/snowflake/get/:key',
-  controller: SnowflakeController,
-  handler: 'get',
-  call: (controller, params, query) => controller.get(params.key, query),
-};

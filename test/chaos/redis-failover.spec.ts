@@ -2,6 +2,7 @@ import { MariaDbProcess, RedisProcess } from './support/backends';
 import { ManagedProcess } from './support/managed-process';
 import { CHAOS_SCALE, ScenarioResult, runScenario, sleep, summary } from './support/scenario';
 import { ServiceProcess, ensureBuilt } from './support/service-process';
+import { pollUntil } from '../support/poll';
 import { TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -16,13 +17,11 @@ const IDS = Math.round(150_000 * CHAOS_SCALE);
 /** Makes `replica` replicate from `port` (the primary, or a proxy in front of it) and waits for the sync. */
 async function replicaOf(replica: RedisProcess, port: number): Promise<void> {
   await replica.command(['REPLICAOF', '127.0.0.1', String(port)]);
-  for (let i = 0; i < 100; i++) {
-    if (String(await replica.command(['INFO', 'replication'])).includes('master_link_status:up')) {
-      return;
-    }
-    await sleep(100);
-  }
-  throw new Error(`replica ${replica.port} did not sync with ${port}`);
+  await pollUntil(
+    `replica ${replica.port} to sync with ${port}`,
+    async () => String(await replica.command(['INFO', 'replication'])).includes('master_link_status:up'),
+    { intervalMs: 100 },
+  );
 }
 
 describe('Redis failover (REDIS_WAIT_REPLICAS)', () => {

@@ -8,6 +8,7 @@ import { MariaDbProcess, RedisProcess } from './support/backends';
 import { ManagedProcess } from './support/managed-process';
 import { CHAOS_SCALE, ScenarioResult, runScenario, sleep, summary } from './support/scenario';
 import { ServiceProcess, ensureBuilt } from './support/service-process';
+import { pollUntil } from '../support/poll';
 import { TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -101,9 +102,9 @@ describe('snowflake IDs under faults', () => {
         const data = await zkClient.getData(node);
         lastReport = data ? decodeNodeData(data.data).timestamp : 0;
         // Cut off until another instance has reclaimed the worker id (its inuse node is gone)…
-        for (let i = 0; i < 200 && (await zkClient.getData(node))?.czxid === data?.czxid; i++) {
-          await sleep(100);
-        }
+        await pollUntil('another instance to reclaim the worker id', async () => (await zkClient.getData(node))?.czxid !== data?.czxid, {
+          intervalMs: 100,
+        });
         const res = await fetch(`${cutOff.baseUrl}/api/snowflake/get/x`);
         stopped = res.status === 503 && ((await res.json()) as { code: number }).code === -213;
         // …then the partition heals and the instance must take a fresh id by itself.
@@ -170,9 +171,8 @@ describe('snowflake IDs under faults', () => {
         // The restart's clock is set back to just after the last report (behind those IDs); the
         // table holds that report's time + AHEAD (recorded ahead), which the restart waits out.
         const before = await reported();
-        for (let i = 0; i < 100 && (await reported()) === before; i++) {
-          await sleep(50);
-        }
+        await pollUntil('a report of the restarted victim', async () => (await reported()) !== before, { timeoutMs: 15_000 });
+        // Just before the next report (every 5 s): a point in the report cycle, not a state to wait for.
         await sleep(4500);
         await victim.kill('SIGKILL');
         // Read after the kill: the last report that made it into the table, whenever it ran.

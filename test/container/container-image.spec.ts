@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { shardOf } from '../../src/queue-id/core/queue-id-layout';
+import { pollUntil } from '../support/poll';
+import { holdIdAllocRow } from '../support/row-lock';
 import { TestEnv, createTestEnv } from '../support/test-env';
 
 /**
@@ -43,23 +46,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) {
-        return value;
-      }
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what} within ${seconds} s${last instanceof Error ? `: ${last.message}` : ''}`);
 }
 
 describe('container image', () => {
@@ -177,16 +163,18 @@ describe('container image', () => {
           QUEUE_REFILL_CRON: 'off',
           QUEUE_RELOAD_CRON: 'off',
           SEGMENT_SYNC_CRON: 'off',
-          // Holds a refill between its commit and its push: a request in flight for the stop test.
-          TEST_REFILL_DELAY_MS: '2000',
           LOG_LEVEL: 'warn',
         }),
         IMAGE,
       );
-      const live = await waitFor('/health/live did not answer 200', 90, async () => {
-        const res = await fetch(url('/health/live'));
-        return res.status === 200 ? await res.json() : undefined;
-      });
+      const live = await pollUntil(
+        '/health/live to answer 200',
+        async () => {
+          const res = await fetch(url('/health/live'));
+          return res.status === 200 ? await res.json() : undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 250, tolerateErrors: true },
+      );
       expect(live).toEqual({ status: 'ok' });
       await podman('healthcheck', 'run', name); // exit code 0 = healthy, else it throws
 
@@ -219,15 +207,31 @@ describe('container image', () => {
         body: JSON.stringify({ appId: 8, appName: 'stopping', step: 1000 }),
       });
       expect(created.status).toBe(201);
-      // A new app's lists are empty: this request refills one under its lock, held by the test hook.
-      const since = new Date(Date.now() - 1000).toISOString();
+      // A new app's lists are empty: this request refills one on demand, and its allocation (the
+      // id_alloc row update) waits for the row lock this test holds. The image has no test hooks.
+      const rowLock = await holdIdAllocRow(env.database, 8, shardOf('bob'));
       const inFlight = fetch(url('/api/id/8?gatePass=bob')).then(async (res) => ({ status: res.status, body: await res.text() }));
-      await waitFor('the refill of the in-flight request did not start', 60, async () =>
-        (await run('podman', ['logs', '--since', since, name])).stdout.includes('TEST_REFILL_DELAY_MS: holding') ? true : undefined,
-      );
-
-      // podman sends SIGTERM, then SIGKILL after the timeout (exit code 137).
-      await podman('stop', '--time', String(STOP_TIMEOUT_S), name);
+      let stopping: Promise<string> | undefined;
+      try {
+        await pollUntil('the refill of the in-flight request to wait for the row', async () => (await rowLock.waiters()) > 0, {
+          timeoutMs: 60_000,
+          intervalMs: 250,
+        });
+        // podman sends SIGTERM, then SIGKILL after the timeout (exit code 137).
+        stopping = podman('stop', '--time', String(STOP_TIMEOUT_S), name);
+        // Closing: a new request is refused (503 SHUTTING_DOWN, or no connection); then the row goes.
+        await pollUntil(
+          'the service to start closing',
+          async () => {
+            const res = await fetch(url('/health/live')).catch(() => null);
+            return res === null || res.status === 503;
+          },
+          { timeoutMs: 30_000, intervalMs: 250 },
+        );
+      } finally {
+        await rowLock.release();
+      }
+      await stopping;
       const state = JSON.parse(await podman('inspect', name, '--format', '{{json .State}}')) as {
         Status: string;
         ExitCode: number;

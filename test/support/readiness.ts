@@ -1,4 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { pollUntil } from './poll';
 import { request } from './test-env';
 
 /** The body of GET /health/ready (terminus). */
@@ -11,13 +12,13 @@ export interface Readiness {
 /** Polls readiness until it has the wanted HTTP status (reconnects take a moment). */
 export async function readinessUntil(app: NestFastifyApplication, status: number): Promise<Readiness> {
   let last = '';
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const res = await request(app, 'GET', '/health/ready', { token: null });
-    if (res.status === status) {
-      return res.json<Readiness>();
-    }
-    last = `${res.status} ${res.body}`;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`readiness never answered ${status}; last: ${last}`);
+  return pollUntil(
+    () => `readiness to answer ${status}; last: ${last}`,
+    async () => {
+      const res = await request(app, 'GET', '/health/ready', { token: null });
+      last = `${res.status} ${res.body}`;
+      return res.status === status && res.json<Readiness>();
+    },
+    { intervalMs: 100 },
+  );
 }

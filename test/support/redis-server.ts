@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
+import { pollUntil } from './poll';
 
 const run = promisify(execFile);
 
@@ -65,19 +66,9 @@ export class OwnRedisServer {
 }
 
 async function waitForPing(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      await run('redis-cli', ['-p', String(port), 'ping']).then(({ stdout }) => {
-        if (!stdout.includes('PONG')) {
-          throw new Error(stdout);
-        }
-      });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error(`redis-server on port ${port} did not start`);
+  await pollUntil(`redis-server on port ${port} to answer PING`, async () => (await run('redis-cli', ['-p', String(port), 'ping'])).stdout.includes('PONG'), {
+    tolerateErrors: true,
+  });
 }
 
 /** A local Redis Cluster of `masters` redis-servers (no replicas), created with redis-cli. */
@@ -115,7 +106,7 @@ export class OwnRedisCluster {
   }
 
   private async waitUntilOk(): Promise<void> {
-    for (let attempt = 0; attempt < 200; attempt++) {
+    await pollUntil('the Redis Cluster to reach cluster_state:ok', async () => {
       const states = await Promise.all(
         this.servers.map(async (s) => {
           const client = new Redis(s.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -127,12 +118,8 @@ export class OwnRedisCluster {
           }
         }),
       );
-      if (states.every((info) => info.includes('cluster_state:ok'))) {
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('the Redis Cluster did not reach cluster_state:ok');
+      return states.every((info) => info.includes('cluster_state:ok'));
+    }, { intervalMs: 100 });
   }
 
   async destroy(): Promise<void> {

@@ -111,12 +111,20 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void
   }
 }
 
-/** A started (initialised, not listening) app; requests go through Fastify's inject. */
+/**
+ * A started (initialised, not listening) app; requests go through Fastify's inject. When the start
+ * is refused, closes what was opened and rethrows.
+ */
 export async function startApp(config: AppConfig): Promise<NestFastifyApplication> {
   const app = await createApp(config);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
-  return app;
+  try {
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    return app;
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
 }
 
 export interface InjectResult {

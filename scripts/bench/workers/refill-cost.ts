@@ -13,8 +13,11 @@ import { typeormOptions } from '../../../src/infra/database/typeorm-options';
 import { LockService } from '../../../src/infra/redis/lock.service';
 import { AppRegistry } from '../../../src/queue-id/core/app-registry';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
+import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
+import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
 
 interface Spec {
   databaseUrl: string;
@@ -59,7 +62,7 @@ async function main(): Promise<void> {
     SNOWFLAKE_MODE: 'off',
   });
   const counter = new CountingLogger();
-  const dataSource = new DataSource({ ...typeormOptions(config.database), logger: counter, logging: true });
+  const dataSource = new DataSource({ ...typeormOptions(config.database), entities: [IdAllocEntity], logger: counter, logging: true });
   await dataSource.initialize();
   await dataSource.runMigrations();
   const redis = new Redis(spec.redisUrl);
@@ -70,8 +73,9 @@ async function main(): Promise<void> {
     return send(...args);
   };
   const repo = new IdAllocRepository(dataSource);
-  const refill = new QueueRefillService(config, redis, new LockService(redis), repo, new AppRegistry());
   const keys = new QueueKeys(spec.keyPrefix);
+  const lists = new RedisQueueLists(redis, keys, new ReplicaAckService(config, redis));
+  const refill = new QueueRefillService(config, lists, keys, new LockService(redis), repo, new AppRegistry());
   const results: RefillCost[] = [];
   for (const [i, step] of spec.steps.entries()) {
     const appId = 250 + i;

@@ -13,8 +13,11 @@ import { typeormOptions } from '../../../src/infra/database/typeorm-options';
 import { LockService } from '../../../src/infra/redis/lock.service';
 import { AppRegistry } from '../../../src/queue-id/core/app-registry';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
+import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueRefillService, RefillSweep } from '../../../src/queue-id/queue-refill.service';
+import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
+import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
 
 interface Spec {
   databaseUrl: string;
@@ -50,14 +53,15 @@ async function main(): Promise<void> {
     KEY_PREFIX: spec.keyPrefix,
     SNOWFLAKE_MODE: 'off',
   });
-  const dataSource = new DataSource(typeormOptions(config.database));
+  const dataSource = new DataSource({ ...typeormOptions(config.database), entities: [IdAllocEntity] });
   await dataSource.initialize();
   const redis = new Redis(spec.redisUrl);
   const repo = new IdAllocRepository(dataSource);
   const registry = new AppRegistry();
   registry.replace(await repo.findAll());
-  const refill = new QueueRefillService(config, redis, new LockService(redis), repo, registry);
   const keys = new QueueKeys(spec.keyPrefix);
+  const queueLists = new RedisQueueLists(redis, keys, new ReplicaAckService(config, redis));
+  const refill = new QueueRefillService(config, queueLists, keys, new LockService(redis), repo, registry);
   const lists = registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => keys.list(app.appId, shard)));
   for (let i = 0; i < lists.length; i += 1000) {
     await redis.del(...lists.slice(i, i + 1000));

@@ -1,41 +1,51 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Logger, Module } from '@nestjs/common';
+import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { runMigrationsLocked } from './migrate';
 import { typeormOptions } from './typeorm-options';
 
 /**
- * The TypeORM DataSource (mysql2). Initialised at module init; pending migrations are applied
- * under a lock unless DB_MIGRATIONS_RUN=false.
+ * The TypeORM DataSource (mysql2), through @nestjs/typeorm: each feature module registers its own
+ * entities (`TypeOrmModule.forFeature`), gathered here by `autoLoadEntities`. Initialised at
+ * module init, then pending migrations are applied under a lock unless DB_MIGRATIONS_RUN=false,
+ * before anything else can use the connection. Closed at shutdown by TypeOrmModule.
  */
-@Global()
 @Module({
-  providers: [
-    {
-      provide: DataSource,
+  imports: [
+    TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: async (config: AppConfig): Promise<DataSource> => {
-        const dataSource = new DataSource(typeormOptions(config.database));
-        await dataSource.initialize();
-        if (config.database.migrationsRun) {
-          const applied = await runMigrationsLocked(dataSource);
-          if (applied.length > 0) {
-            new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
-          }
-        }
-        return dataSource;
-      },
-    },
+      useFactory: (config: AppConfig): TypeOrmModuleOptions => ({
+        ...typeormOptions(config.database),
+        autoLoadEntities: true,
+        // Read by connectAndMigrate, which runs them under the lock (TypeORM's own run takes none).
+        migrationsRun: config.database.migrationsRun,
+        // An unreachable database fails the start at once instead of retrying for half a minute.
+        toRetry: () => false,
+      }),
+      dataSourceFactory: connectAndMigrate,
+    }),
   ],
-  exports: [DataSource],
 })
-export class DatabaseModule implements OnApplicationShutdown {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+export class DatabaseModule {}
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.dataSource.isInitialized) {
-      await this.dataSource.destroy();
+async function connectAndMigrate(options?: DataSourceOptions): Promise<DataSource> {
+  if (options === undefined) {
+    throw new Error('no TypeORM options');
+  }
+  const dataSource = new DataSource({ ...options, migrationsRun: false });
+  await dataSource.initialize();
+  if (options.migrationsRun) {
+    try {
+      const applied = await runMigrationsLocked(dataSource);
+      if (applied.length > 0) {
+        new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
+      }
+    } catch (err) {
+      await dataSource.destroy();
+      throw err;
     }
   }
+  return dataSource;
 }

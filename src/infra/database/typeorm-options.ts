@@ -1,10 +1,14 @@
 import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { ENTITIES } from './entity-list';
 import { MIGRATIONS } from './migration-list';
 
 export const MIGRATIONS_TABLE = 'shardleaf_migrations';
 
+/**
+ * The connection settings shared by the service, the migration entry (migrate-main.ts) and the
+ * TypeORM CLI. No entities: the service's feature modules register theirs (TypeOrmModule.forFeature,
+ * DatabaseModule), and migrations are plain SQL that need none.
+ */
 export function typeormOptions(db: AppConfig['database']): DataSourceOptions {
   return {
     type: 'mysql',
@@ -13,7 +17,6 @@ export function typeormOptions(db: AppConfig['database']): DataSourceOptions {
     username: db.user,
     password: db.password,
     database: db.database,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: MIGRATIONS_TABLE,
     // Migrations run under a named lock at start (see migrate.ts), never implicitly.

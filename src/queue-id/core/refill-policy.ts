@@ -21,6 +21,11 @@ export interface SegmentPlan {
 /**
  * The segment after `currentMaxId`: at least one step, as many whole steps as needed to cover
  * `minWanted` indexes, never past `maxIndex`. `null` when the shard's space is used up.
+ *
+ * The one definition of the rule: the stored procedure `shardleaf_id_alloc_next` (migration
+ * 1763770500000) repeats it in SQL and is tested against it case by case
+ * (test/integration/queue-id/allocate-procedure.spec.ts); IdAllocRepository checks every
+ * range the procedure returns against it.
  */
 export function planSegment(currentMaxId: bigint, step: number, maxIndex: bigint, minWanted = 1): SegmentPlan | null {
   if (step < 1) {
@@ -32,11 +37,16 @@ export function planSegment(currentMaxId: bigint, step: number, maxIndex: bigint
   const steps = BigInt(Math.max(1, Math.ceil(minWanted / step)));
   const wanted = currentMaxId + steps * BigInt(step);
   const to = wanted < maxIndex ? wanted : maxIndex;
-  const from = currentMaxId + 1n > 0n ? currentMaxId + 1n : 0n;
+  const from = firstIndexAfter(currentMaxId);
   if (to < from) {
     return null;
   }
   return { from, to };
+}
+
+/** The first index a segment after `maxId` starts at (never below index 0). */
+export function firstIndexAfter(maxId: bigint): bigint {
+  return maxId + 1n > 0n ? maxId + 1n : 0n;
 }
 
 /** Indexes not yet allocated from the DB for this shard. */

@@ -5,18 +5,8 @@ import { execFileSync } from 'node:child_process';
 import Redis from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { freePort } from '../../integration/snowflake/zookeeper-server';
+import { pollUntil } from '../../support/poll';
 import { ManagedProcess } from './managed-process';
-
-async function until(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${what} did not come up within ${timeoutMs} ms`);
-}
 
 /** A private redis-server on a free loopback port, no persistence: a restart comes back empty. */
 export class RedisProcess {
@@ -40,7 +30,11 @@ export class RedisProcess {
 
   async start(): Promise<void> {
     this.process.start();
-    await until(this.process.name, 10_000, async () => (await this.command(['PING'])) === 'PONG');
+    await pollUntil(`${this.process.name} to answer PING`, async () => (await this.command(['PING'])) === 'PONG', {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      tolerateErrors: true,
+    });
   }
 
   /** One command on a short-lived connection. */
@@ -101,9 +95,10 @@ export class MariaDbProcess {
 
   async start(): Promise<void> {
     this.process.start();
-    await until(this.process.name, 60_000, async () => {
-      await this.query('SELECT 1');
-      return true;
+    await pollUntil(`${this.process.name} to answer SELECT 1`, async () => (await this.query('SELECT 1')) !== undefined, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      tolerateErrors: true,
     });
   }
 

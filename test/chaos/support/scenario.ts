@@ -1,3 +1,4 @@
+import { pollUntil } from '../../support/poll';
 import { IdLedger } from './id-ledger';
 import { LoadReport, formatErrors, runLoad } from './load-driver';
 import { ServiceProcess } from './service-process';
@@ -87,24 +88,24 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
   return { name: o.name, ledger, during, after, unrecovered };
 }
 
-/** Up to 150 attempts 200 ms apart: the instance answers the probe with 200. */
+/** Within 30 s, the instance answers the probe with 200 (its IDs go to the ledger). */
 async function serves(service: ServiceProcess, probe: (n: number) => string, ledger: IdLedger): Promise<boolean> {
-  for (let i = 0; i < 150; i++) {
-    try {
-      const res = await fetch(`${service.baseUrl}${probe(i)}`, { signal: AbortSignal.timeout(10_000) });
-      const body = await res.text();
-      if (res.status === 200) {
-        for (const id of (JSON.parse(body) as { ids: string[] }).ids) {
-          ledger.add(id, `${service.name}/probe`);
-        }
-        return true;
-      }
-    } catch {
-      // not yet
+  let n = 0;
+  const answer = async (): Promise<boolean> => {
+    const res = await fetch(`${service.baseUrl}${probe(n++)}`, { signal: AbortSignal.timeout(10_000) });
+    const body = await res.text();
+    if (res.status !== 200) {
+      return false;
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return false;
+    for (const id of (JSON.parse(body) as { ids: string[] }).ids) {
+      ledger.add(id, `${service.name}/probe`);
+    }
+    return true;
+  };
+  return pollUntil(`${service.name} to serve`, answer, { timeoutMs: 30_000, intervalMs: 200, tolerateErrors: true }).then(
+    () => true,
+    () => false,
+  );
 }
 
 export function sleep(ms: number): Promise<void> {

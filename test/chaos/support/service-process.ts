@@ -1,16 +1,26 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../integration/snowflake/zookeeper-server';
+import { pollUntil } from '../../support/poll';
 import { ManagedProcess } from './managed-process';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /**
  * A private build (other people's `nest build` empties dist/ while they work): under
- * node_modules/.cache, so `require` still finds the project's node_modules.
+ * node_modules/.cache, so `require` still finds the project's node_modules; one per checkout
+ * (worktrees may share one node_modules).
  */
-const OUT_DIR = join(ROOT, 'node_modules', '.cache', 'shardleaf-chaos');
-const MAIN = join(OUT_DIR, 'src', 'main.js');
+const OUT_DIR = join(
+  ROOT,
+  'node_modules',
+  '.cache',
+  `shardleaf-chaos-${createHash('sha1').update(ROOT).digest('hex').slice(0, 8)}`,
+);
+/** The suite's entry point: src/main.ts plus the test hooks from the environment (service-main.ts). */
+const MAIN = join(OUT_DIR, 'test', 'chaos', 'support', 'service-main.js');
+const TSCONFIG = join('test', 'chaos', 'support', 'tsconfig.service.json');
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -22,21 +32,23 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * Builds the service (tsc -p tsconfig.build.json, incremental) into the private build dir when a
- * source file is newer than the last build.
+ * Builds the service and the suite's entry point (tsc -p test/chaos/support/tsconfig.service.json,
+ * incremental) into the private build dir when a source file is newer than the last build.
  */
 export function ensureBuilt(): void {
   const info = join(OUT_DIR, 'tsbuildinfo');
   const built = existsSync(MAIN) && existsSync(info) ? statSync(info).mtimeMs : 0;
   // packages/client/src: the server compiles the client's java-hash.ts from source.
-  const sources = ['src', 'migrations', join('packages', 'client', 'src')].map((dir) => newestMtime(join(ROOT, dir)));
+  const sources = ['src', 'migrations', join('packages', 'client', 'src'), join('test', 'chaos', 'support')].map((dir) =>
+    newestMtime(join(ROOT, dir)),
+  );
   if (Math.max(...sources) < built) {
     return;
   }
   try {
     execFileSync(
       join(ROOT, 'node_modules', '.bin', 'tsc'),
-      ['-p', 'tsconfig.build.json', '--outDir', OUT_DIR, '--incremental', '--tsBuildInfoFile', join(OUT_DIR, 'tsbuildinfo')],
+      ['-p', TSCONFIG, '--outDir', OUT_DIR, '--incremental', '--tsBuildInfoFile', join(OUT_DIR, 'tsbuildinfo')],
       { cwd: ROOT, stdio: 'pipe' },
     );
   } catch (err) {
@@ -48,8 +60,9 @@ export function ensureBuilt(): void {
 }
 
 /**
- * One shardleaf instance, `node <build>/src/main.js`, on a fixed loopback port (kept across
- * restarts, so its snowflake identity ip:port stays the same).
+ * One shardleaf instance, `node <build>/test/chaos/support/service-main.js` (the service with the
+ * test hooks read from TEST_REFILL_DELAY_MS / TEST_CLOCK_OFFSET_MS, see test-hooks-env.ts), on a
+ * fixed loopback port (kept across restarts, so its snowflake identity ip:port stays the same).
  */
 export class ServiceProcess {
   readonly process: ManagedProcess;
@@ -80,20 +93,20 @@ export class ServiceProcess {
   /** Starts it and waits until it answers HTTP. */
   async start(extraEnv: Record<string, string> = {}): Promise<void> {
     this.process.start(extraEnv);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      if (!this.process.running) {
-        throw new Error(`${this.name} exited at start: ${this.process.log.slice(-3000)}`);
-      }
-      try {
-        await fetch(`${this.baseUrl}/api/snowflake/time`, { signal: AbortSignal.timeout(1000) });
-        this.up = true;
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 150));
-      }
-    }
-    throw new Error(`${this.name} did not answer HTTP within 60 s: ${this.process.log.slice(-3000)}`);
+    await pollUntil(
+      () => `${this.name} to answer HTTP: ${this.process.log.slice(-3000)}`,
+      async () => {
+        if (!this.process.running) {
+          throw new Error(`${this.name} exited at start: ${this.process.log.slice(-3000)}`);
+        }
+        return fetch(`${this.baseUrl}/api/snowflake/time`, { signal: AbortSignal.timeout(1000) }).then(
+          () => true,
+          () => false,
+        );
+      },
+      { timeoutMs: 60_000, intervalMs: 150 },
+    );
+    this.up = true;
   }
 
   /** Starts it and expects the start to fail; resolves the exit code and output. */

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { BrowserContext, Page, chromium } from 'playwright-core';
-import { ADMIN_TOKEN, TestEnv, createTestEnv, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { pollUntil } from '../../support/poll';
+import { ADMIN_TOKEN } from '../../support/test-env';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -56,7 +58,7 @@ async function waitForData(page: Page, chart: string, series: string, points = 2
 }
 
 describe('admin dashboard in headless Chromium', () => {
-  let env: TestEnv;
+  const suite = appSuite('dashboard');
   let app: NestFastifyApplication;
   let browser: BrowserContext;
   let page: Page;
@@ -64,20 +66,18 @@ describe('admin dashboard in headless Chromium', () => {
   let base: string;
 
   beforeAll(async () => {
-    env = await createTestEnv('dashboard');
     // Charts sample every 250 ms (state read each time); the forecast needs 1/12 of its 60 s window.
-    app = await startApp(
-      env.config({
-        METRICS_HISTORY_INTERVAL_MS: '250',
-        METRICS_STATE_TTL_MS: '0',
-        CAPACITY_FORECAST_WINDOW_MS: '60000',
-        QUEUE_REFILL_AHEAD: 'true',
-      }),
-    );
+    app = await suite.start({
+      METRICS_HISTORY_INTERVAL_MS: '250',
+      METRICS_STATE_TTL_MS: '0',
+      CAPACITY_FORECAST_WINDOW_MS: '60000',
+      QUEUE_REFILL_AHEAD: 'true',
+    });
     await app.listen(0, '127.0.0.1');
     base = await app.getUrl();
     base = base.replace('[::1]', '127.0.0.1');
     profileDir = mkdtempSync(join(tmpdir(), 'shardleaf-chromium-'));
+    suite.defer(() => rmSync(profileDir, { recursive: true, force: true }));
     // A fresh profile directory each run (Playwright's way of passing --user-data-dir).
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
@@ -94,16 +94,8 @@ describe('admin dashboard in headless Chromium', () => {
         '--disable-sync',
       ],
     });
+    suite.defer(() => browser.close());
     page = browser.pages()[0] ?? (await browser.newPage());
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    if (profileDir) {
-      rmSync(profileDir, { recursive: true, force: true });
-    }
-    await app?.close();
-    await env?.cleanup();
   });
 
   it('logs in, creates an app, shows its 64 shards, refills and shows the new depth', async () => {
@@ -188,9 +180,7 @@ describe('admin dashboard in headless Chromium', () => {
       trafficError = err;
     });
     try {
-      while (rounds < 40 && trafficError === null) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await pollUntil('40 rounds of traffic', () => rounds >= 40 || trafficError !== null, { timeoutMs: 60_000 });
       expect(trafficError).toBeNull();
       for (const generator of ['queue', 'segment', 'snowflake']) {
         const drawn = await waitForData(page, 'chart-ids', generator);

@@ -1,31 +1,23 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
 import { readinessUntil } from '../../support/readiness';
-import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
 import { ZookeeperServer } from '../snowflake/zookeeper-server';
 
 describe('health: readiness in a ZooKeeper snowflake mode', () => {
-  let env: TestEnv;
+  const suite = appSuite('healthzk');
   let zk: ZookeeperServer;
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    env = await createTestEnv('healthzk');
     zk = await ZookeeperServer.create();
-    app = await startApp(
-      env.config({
-        SNOWFLAKE_MODE: 'zk_normal',
-        ZK_ADDRESS: zk.address,
-        SNOWFLAKE_NAME: `health-${randomBytes(3).toString('hex')}`,
-        SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
-      }),
-    );
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await zk?.destroy();
-    await env?.cleanup();
+    suite.defer(() => zk.destroy());
+    app = await suite.start({
+      SNOWFLAKE_MODE: 'zk_normal',
+      ZK_ADDRESS: zk.address,
+      SNOWFLAKE_NAME: `health-${randomBytes(3).toString('hex')}`,
+      SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
+    });
   });
 
   it('checks ZooKeeper too, and turns not ready (naming zookeeper) when it is away', async () => {

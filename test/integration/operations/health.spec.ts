@@ -1,29 +1,24 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OwnRedisServer } from '../../support/redis-server';
 import { readinessUntil } from '../../support/readiness';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { request } from '../../support/test-env';
 import { TcpProxy } from '../../support/tcp-proxy';
 
 describe('health: liveness and readiness', () => {
-  let env: TestEnv;
+  const suite = appSuite('health');
   let redis: OwnRedisServer;
   let mysqlProxy: TcpProxy;
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    env = await createTestEnv('health');
     redis = await OwnRedisServer.start();
-    const dbUrl = new URL(env.env.DATABASE_URL);
+    suite.defer(() => redis.destroy());
+    const dbUrl = new URL(suite.env.env.DATABASE_URL);
     mysqlProxy = await TcpProxy.start(Number(dbUrl.port || 3306), dbUrl.hostname);
+    suite.defer(() => mysqlProxy.close());
     dbUrl.host = `127.0.0.1:${mysqlProxy.port}`;
-    app = await startApp(env.config({ REDIS_URL: redis.url, DATABASE_URL: dbUrl.toString(), DB_POOL_SIZE: '2' }));
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await mysqlProxy?.close();
-    await redis?.destroy();
-    await env?.cleanup();
+    app = await suite.start({ REDIS_URL: redis.url, DATABASE_URL: dbUrl.toString(), DB_POOL_SIZE: '2' });
   });
 
   it('is live and ready with every backend up and every generator initialised', async () => {

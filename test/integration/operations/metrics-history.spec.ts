@@ -1,7 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { HistorySampler } from '../../../src/metrics/history.sampler';
 import { DashboardHistory } from '../../../src/dashboard/dashboard-history.controller';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { request, startApp } from '../../support/test-env';
 
 /** The value of one sample, e.g. `shardleaf_backend_up{backend="mysql"}`. */
 function sample(text: string, nameAndLabels: string): number | undefined {
@@ -13,20 +14,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The dashboard's history (GET /admin/dashboard/history) and /metrics while MySQL fails. */
 describe('history sampler, dashboard history and a MySQL outage', () => {
-  let env: TestEnv;
+  const suite = appSuite('history');
   let app: NestFastifyApplication;
   let sampler: HistorySampler;
 
   beforeAll(async () => {
-    env = await createTestEnv('history');
-    app = await startApp(env.config({ METRICS_HISTORY_INTERVAL_MS: '0', METRICS_STATE_TTL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' }));
+    app = await suite.start({ METRICS_HISTORY_INTERVAL_MS: '0', METRICS_STATE_TTL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' });
     sampler = app.get(HistorySampler);
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 9, appName: 'history', step: 50, maxLimitId: '1638400000' } })).status).toBe(201);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await env?.cleanup();
   });
 
   it('needs the admin token', async () => {
@@ -48,7 +43,7 @@ describe('history sampler, dashboard history and a MySQL outage', () => {
 
   it('turns counter totals into points: IDs per second by generator, errors, queue depth per app, and a forecast', async () => {
     // A second instance whose timer is on but far apart (60 s): the test ticks it by hand.
-    const app2 = await startApp(env.config({ METRICS_HISTORY_INTERVAL_MS: '60000', METRICS_STATE_TTL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' }));
+    const app2 = await startApp(suite.env.config({ METRICS_HISTORY_INTERVAL_MS: '60000', METRICS_STATE_TTL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' }));
     try {
       const s2 = app2.get(HistorySampler);
       await s2.tick();
@@ -69,7 +64,7 @@ describe('history sampler, dashboard history and a MySQL outage', () => {
       // The depth of app 9 is what Redis holds in its 64 lists.
       let depth = 0;
       for (let shard = 0; shard < 64; shard++) {
-        depth += await env.redis.llen(`${env.keyPrefix}idList_9_${shard}`);
+        depth += await suite.env.redis.llen(`${suite.env.keyPrefix}idList_9_${shard}`);
       }
       expect(last.queueDepth?.['9']).toBe(depth);
       expect(depth).toBeGreaterThan(0);
@@ -90,7 +85,7 @@ describe('history sampler, dashboard history and a MySQL outage', () => {
     await sampler.tick();
     const before = sampler.view().forecast.find((f) => f.app === 9);
     expect(before?.idsPerSecond).toBeGreaterThan(0);
-    await env.sql('RENAME TABLE id_alloc TO id_alloc_away');
+    await suite.env.sql('RENAME TABLE id_alloc TO id_alloc_away');
     try {
       const res = await request(app, 'GET', '/metrics', { token: null });
       expect(res.status).toBe(200);
@@ -102,7 +97,7 @@ describe('history sampler, dashboard history and a MySQL outage', () => {
       // The failed read did not reset the forecast's history.
       expect(sampler.view().forecast.find((f) => f.app === 9)).toEqual(before);
     } finally {
-      await env.sql('RENAME TABLE id_alloc_away TO id_alloc');
+      await suite.env.sql('RENAME TABLE id_alloc_away TO id_alloc');
     }
     const res = await request(app, 'GET', '/metrics', { token: null });
     expect(sample(res.body, 'shardleaf_backend_up{backend="mysql"}')).toBe(1);

@@ -1,7 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MetricsStateReader } from '../../../src/metrics/metrics-state.reader';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
-import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { expectError, request } from '../../support/test-env';
 
 const METRICS_TOKEN = 'metrics-secret-token';
 
@@ -12,14 +13,7 @@ function sample(text: string, nameAndLabels: string): number | undefined {
 
 /** Issue #8: scrapes cannot drive the id_alloc SELECT and the LLEN sweep; /metrics may need a token. */
 describe('/metrics under scrape load, and METRICS_TOKEN', () => {
-  let env: TestEnv;
-  const apps: NestFastifyApplication[] = [];
-
-  async function start(overrides: Record<string, string>): Promise<NestFastifyApplication> {
-    const app = await startApp(env.config(overrides));
-    apps.push(app);
-    return app;
-  }
+  const suite = appSuite('metricsload');
 
   /** Counts the state reads and the id_alloc SELECTs of `app`, spied on its own collaborators. */
   function spies(app: NestFastifyApplication) {
@@ -29,23 +23,12 @@ describe('/metrics under scrape load, and METRICS_TOKEN', () => {
     };
   }
 
-  beforeAll(async () => {
-    env = await createTestEnv('metricsload');
-  });
-
   afterEach(() => {
     jest.restoreAllMocks();
   });
 
-  afterAll(async () => {
-    for (const app of apps) {
-      await app.close();
-    }
-    await env?.cleanup();
-  });
-
   it('reads the state once per TTL, however many scrapes run at once or in a row', async () => {
-    const app = await start({ METRICS_STATE_TTL_MS: '600000' });
+    const app = await suite.start({ METRICS_STATE_TTL_MS: '600000' });
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 5, appName: 'load', step: 100 } })).status).toBe(201);
     expect((await request(app, 'GET', '/api/id/5?gatePass=alice', { token: null })).status).toBe(200);
     const { reads, selects } = spies(app);
@@ -71,7 +54,7 @@ describe('/metrics under scrape load, and METRICS_TOKEN', () => {
   });
 
   it('with METRICS_STATE_TTL_MS=0 reads on every scrape, once per scrape', async () => {
-    const app = await start({ METRICS_STATE_TTL_MS: '0' });
+    const app = await suite.start({ METRICS_STATE_TTL_MS: '0' });
     const { reads, selects } = spies(app);
     for (let i = 0; i < 5; i++) {
       expect((await request(app, 'GET', '/metrics', { token: null })).status).toBe(200);
@@ -81,13 +64,13 @@ describe('/metrics under scrape load, and METRICS_TOKEN', () => {
   });
 
   it('is open when METRICS_TOKEN is unset', async () => {
-    const app = apps[0];
+    const app = suite.app;
     expect((await request(app, 'GET', '/metrics', { token: null })).status).toBe(200);
     expect((await request(app, 'GET', '/metrics', { token: 'anything-at-all' })).status).toBe(200);
   });
 
   it('needs Authorization: Bearer <METRICS_TOKEN> when it is set; 401 otherwise, before any state read', async () => {
-    const app = await start({ METRICS_TOKEN });
+    const app = await suite.start({ METRICS_TOKEN });
     const { reads } = spies(app);
     for (const token of [null, 'wrong-token-value', 'test-admin-token', `${METRICS_TOKEN}x`]) {
       const res = await request(app, 'GET', '/metrics', { token });

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { maxIndexFor } from '../../../src/queue-id/core/queue-id-layout';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { request } from '../../support/test-env';
 
 const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
 
@@ -23,13 +24,12 @@ function promtoolCheck(text: string): Promise<{ code: number; output: string }> 
 }
 
 describe('Prometheus /metrics', () => {
-  let env: TestEnv;
+  const suite = appSuite('metrics');
   let app: NestFastifyApplication;
   let text: string;
 
   beforeAll(async () => {
-    env = await createTestEnv('metrics');
-    app = await startApp(env.config());
+    app = await suite.start();
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 3, appName: 'metrics', step: 100, maxLimitId: '1638400000' } })).status).toBe(201);
     // Known traffic: 1 + 5 queue IDs on alice's shard (0), 2 segment IDs, 3 snowflake IDs, errors.
     expect((await request(app, 'GET', '/api/id/3?gatePass=alice', { token: null })).status).toBe(200);
@@ -39,15 +39,14 @@ describe('Prometheus /metrics', () => {
     expect((await request(app, 'POST', '/admin/segment/tags', { body: { tag: 'orders', step: 50 } })).status).toBe(201);
     expect((await request(app, 'GET', '/api/segment/get/orders?count=2', { token: null })).status).toBe(200);
     expect((await request(app, 'GET', '/api/snowflake/get/any?count=3', { token: null })).status).toBe(200);
+    // Errors mapped by the ErrorFilter (a Nest route, Fastify's body parser, the not-found handler).
+    expect((await request(app, 'GET', '/admin/apps/x')).status).toBe(400);
+    expect((await request(app, 'POST', '/admin/apps', { rawBody: '{', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await request(app, 'GET', '/nowhere', { token: null })).status).toBe(404);
     const res = await request(app, 'GET', '/metrics', { token: null });
     expect(res.status).toBe(200);
     expect(res.contentType).toContain('text/plain');
     text = res.body;
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await env?.cleanup();
   });
 
   it('counts IDs issued by generator', () => {
@@ -61,6 +60,9 @@ describe('Prometheus /metrics', () => {
     expect(sample(text, 'shardleaf_http_requests_total{method="GET",route="/api/id/:appId",status="400"}')).toBe(1);
     expect(sample(text, 'shardleaf_http_errors_total{route="/api/id/:appId",status="400",error="BAD_INPUT"}')).toBe(1);
     expect(sample(text, 'shardleaf_http_errors_total{route="/api/id/:appId",status="404",error="QUEUE_APP_NOT_FOUND"}')).toBe(1);
+    expect(sample(text, 'shardleaf_http_errors_total{route="/admin/apps/:appId",status="400",error="BAD_INPUT"}')).toBe(1);
+    expect(sample(text, 'shardleaf_http_errors_total{route="/admin/apps",status="400",error="BAD_INPUT"}')).toBe(1);
+    expect(sample(text, 'shardleaf_http_errors_total{route="unmatched",status="404",error="ROUTE_NOT_FOUND"}')).toBe(1);
   });
 
   it('reports queue length per shard, remaining capacity per app and the on-demand refill', () => {

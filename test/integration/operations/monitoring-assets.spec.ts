@@ -5,7 +5,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ErrorKind } from '../../../src/common/id-gen.error';
 import { HistorySampler } from '../../../src/metrics/history.sampler';
 import { Selector, exportedSamples, selectorsOf } from '../../support/promql-names';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { request } from '../../support/test-env';
 
 const ROOT = join(__dirname, '../../..');
 const RULES = join(ROOT, 'deploy/prometheus/shardleaf.rules.yml');
@@ -47,16 +48,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Item 14.6: every expression of the rules and the Grafana dashboard names what /metrics exports. */
 describe('monitoring assets (Prometheus rules, Grafana dashboard) against a running app', () => {
-  let env: TestEnv;
+  const suite = appSuite('monitoring');
   let app: NestFastifyApplication;
   let samples: Map<string, Set<string>>;
 
   beforeAll(async () => {
-    env = await createTestEnv('monitoring');
     // History timer off: the test ticks the sampler itself; a short forecast window.
-    app = await startApp(
-      env.config({ METRICS_HISTORY_INTERVAL_MS: '0', METRICS_STATE_TTL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' }),
-    );
+    app = await suite.start({ METRICS_HISTORY_INTERVAL_MS: '0', METRICS_STATE_TTL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' });
     const sampler = app.get(HistorySampler);
     // Traffic that gives every family samples: queue IDs (a demand refill), segment and
     // snowflake IDs, an error reply, and a capacity forecast.
@@ -75,11 +73,6 @@ describe('monitoring assets (Prometheus rules, Grafana dashboard) against a runn
     const res = await request(app, 'GET', '/metrics', { token: null });
     expect(res.status).toBe(200);
     samples = exportedSamples(res.body);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await env?.cleanup();
   });
 
   /** Checks one selector: the metric is exported with samples, its labels exist, error kinds are real. */

@@ -2,7 +2,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorSpec } from '../../../src/common/error-catalog';
 import { ROUTE_ERRORS } from '../../../src/openapi/route-errors';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { request } from '../../support/test-env';
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
@@ -11,21 +12,15 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 describe('OpenAPI document', () => {
-  let env: TestEnv;
+  const suite = appSuite('openapi');
   let app: NestFastifyApplication;
   let doc: Document;
 
   beforeAll(async () => {
-    env = await createTestEnv('openapi');
-    app = await startApp(env.config());
+    app = await suite.start();
     const res = await request(app, 'GET', '/docs-json', { token: null });
     expect(res.status).toBe(200);
     doc = res.json<Document>();
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await env?.cleanup();
   });
 
   it('is a valid OpenAPI 3 document', async () => {

@@ -5,26 +5,21 @@ import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
 import { OwnRedisCluster } from '../../support/redis-server';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { request, startApp } from '../../support/test-env';
 
 describe('queue IDs through a 3-master Redis Cluster', () => {
-  let env: TestEnv;
+  const suite = appSuite('rcluster');
   let cluster: OwnRedisCluster;
   let app: NestFastifyApplication;
   let client: Cluster;
 
   beforeAll(async () => {
-    env = await createTestEnv('rcluster');
     cluster = await OwnRedisCluster.start(3);
-    app = await startApp(env.config({ REDIS_CLUSTER_NODES: cluster.nodes }));
+    suite.defer(() => cluster.destroy());
+    app = await suite.start({ REDIS_CLUSTER_NODES: cluster.nodes });
     client = new Cluster(cluster.servers.map((s) => ({ host: '127.0.0.1', port: s.port })));
-  });
-
-  afterAll(async () => {
-    client?.disconnect();
-    await app?.close();
-    await cluster?.destroy();
-    await env?.cleanup();
+    suite.defer(() => client.disconnect());
   });
 
   it('is ready and hands out 100,000 unique IDs from lists spread over every master', async () => {
@@ -60,35 +55,35 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
   it('cleans up the lists of deleted apps on every master (one slot per script), never unknown ones', async () => {
     // App 77: deleted through the admin API, but its Redis step never ran (tombstones, no rows).
     const retired = Array.from({ length: 30 }, (_, shard) => shard);
-    await env.sql(
+    await suite.env.sql(
       `INSERT INTO id_alloc_retired (app_id, shard_id, max_id) VALUES ${retired.map((s) => `(77, ${s}, ${1000 + s})`).join(', ')}`,
     );
-    const lists77 = retired.map((shard) => `${env.keyPrefix}idList_77_${shard}`);
+    const lists77 = retired.map((shard) => `${suite.env.keyPrefix}idList_77_${shard}`);
     // App 78: unknown to this database (another deployment's, same prefix): must survive.
-    const lists78 = retired.map((shard) => `${env.keyPrefix}idList_78_${shard}`);
+    const lists78 = retired.map((shard) => `${suite.env.keyPrefix}idList_78_${shard}`);
     await Promise.all([...lists77, ...lists78].map((key) => client.rpush(key, '1')));
     const deleted = await app.get(QueueConfigService).cleanUpRetiredLists();
     expect(deleted).toBe(30);
     expect(await Promise.all(lists77.map((key) => client.exists(key)))).toEqual(lists77.map(() => 0));
     expect(await Promise.all(lists78.map((key) => client.exists(key)))).toEqual(lists78.map(() => 1));
-    const marks = await Promise.all(retired.map((shard) => client.get(`{${env.keyPrefix}idList_77_${shard}}:pushed`)));
+    const marks = await Promise.all(retired.map((shard) => client.get(`{${suite.env.keyPrefix}idList_77_${shard}}:pushed`)));
     expect(marks).toEqual(retired.map((shard) => String(1000 + shard)));
     // Lists of the live app stay.
-    expect(await client.llen(`${env.keyPrefix}idList_5_0`)).toBeGreaterThan(0);
+    expect(await client.llen(`${suite.env.keyPrefix}idList_5_0`)).toBeGreaterThan(0);
   });
 
   it('deletes an app through the admin API: lists gone and markers raised on every master', async () => {
     const res = await request(app, 'DELETE', '/admin/apps/5');
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ deletedRows: 64, deletedLists: 64 });
-    const rows = (await env.sql('SELECT shard_id, max_id FROM id_alloc_retired WHERE app_id = 5 ORDER BY shard_id')) as Array<{
+    const rows = (await suite.env.sql('SELECT shard_id, max_id FROM id_alloc_retired WHERE app_id = 5 ORDER BY shard_id')) as Array<{
       shard_id: number;
       max_id: string;
     }>;
     expect(rows).toHaveLength(64);
     for (const row of rows) {
-      expect(await client.exists(`${env.keyPrefix}idList_5_${row.shard_id}`)).toBe(0);
-      expect(await client.get(`{${env.keyPrefix}idList_5_${row.shard_id}}:pushed`)).toBe(row.max_id);
+      expect(await client.exists(`${suite.env.keyPrefix}idList_5_${row.shard_id}`)).toBe(0);
+      expect(await client.get(`{${suite.env.keyPrefix}idList_5_${row.shard_id}}:pushed`)).toBe(row.max_id);
     }
     const again = await request(app, 'POST', '/admin/apps', { body: { appId: 5, appName: 'cluster', step: 2000 } });
     expect(again.status).toBe(201);
@@ -97,7 +92,7 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
 
   it('refills ahead through the Cluster: the pop-with-length script routed by its key, no ID twice', async () => {
     const ahead = await startApp(
-      env.config({ REDIS_CLUSTER_NODES: cluster.nodes, QUEUE_REFILL_AHEAD: 'true', QUEUE_REFILL_MAX_SIZE: '100000' }),
+      suite.env.config({ REDIS_CLUSTER_NODES: cluster.nodes, QUEUE_REFILL_AHEAD: 'true', QUEUE_REFILL_MAX_SIZE: '100000' }),
     );
     try {
       expect((await request(ahead, 'POST', '/admin/apps', { body: { appId: 6, appName: 'ahead', step: 100 } })).status).toBe(201);

@@ -1,28 +1,21 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { OwnRedisSentinel, OwnRedisServer } from '../../support/redis-server';
-import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { appSuite } from '../../support/app-suite';
+import { request } from '../../support/test-env';
 
 describe('queue IDs through Redis Sentinel', () => {
-  let env: TestEnv;
+  const suite = appSuite('rsentinel');
   let master: OwnRedisServer;
   let sentinel: OwnRedisSentinel;
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    env = await createTestEnv('rsentinel');
     master = await OwnRedisServer.start();
+    suite.defer(() => master.destroy());
     sentinel = await OwnRedisSentinel.start(master, 'shardleaf-test');
-    app = await startApp(
-      env.config({ REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`, REDIS_SENTINEL_NAME: 'shardleaf-test' }),
-    );
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await sentinel?.destroy();
-    await master?.destroy();
-    await env?.cleanup();
+    suite.defer(() => sentinel.destroy());
+    app = await suite.start({ REDIS_SENTINELS: `127.0.0.1:${sentinel.port}`, REDIS_SENTINEL_NAME: 'shardleaf-test' });
   });
 
   it('finds the master through the sentinel and keeps the lists there', async () => {
@@ -33,7 +26,7 @@ describe('queue IDs through Redis Sentinel', () => {
     expect(new Set(res.json<{ ids: string[] }>().ids).size).toBe(10);
     const direct = new Redis(master.port, '127.0.0.1');
     try {
-      expect(await direct.llen(`${env.keyPrefix}idList_6_0`)).toBe(90);
+      expect(await direct.llen(`${suite.env.keyPrefix}idList_6_0`)).toBe(90);
     } finally {
       direct.disconnect();
     }

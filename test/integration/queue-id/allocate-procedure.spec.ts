@@ -1,13 +1,89 @@
 import { DataSource } from 'typeorm';
 import { typeormOptions } from '../../../src/infra/database/typeorm-options';
-import { lowBits, maxIndexFor } from '../../../src/queue-id/core/queue-id-layout';
-import { planSegment } from '../../../src/queue-id/core/refill-policy';
+import { INDEX_SHIFT, MAX_INDEX, MAX_SIGNED_64, lowBits, maxIndexFor } from '../../../src/queue-id/core/queue-id-layout';
+import { SegmentPlan, firstIndexAfter, planSegment } from '../../../src/queue-id/core/refill-policy';
+import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
+import { seededRandom } from '../../support/seeded-random';
 import { TestEnv, createTestEnv } from '../../support/test-env';
+
+/** One allocation to check: the row as it stands (max_id, step, max_limit_id) and the indexes wanted. */
+interface AllocCase {
+  appId: number;
+  shardId: number;
+  maxId: bigint;
+  step: number;
+  maxLimitId: bigint;
+  wanted: number;
+}
+
+/** The shards the cases run on: the lowest and highest low bits, and one between. */
+const SHARDS: ReadonlyArray<readonly [number, number]> = [
+  [0, 0],
+  [200, 31],
+  [255, 63],
+];
+const STEPS_AND_WANTED: ReadonlyArray<readonly [number, number]> = [
+  [1, 0],
+  [1, 5],
+  [7, 7],
+  [7, 8],
+  [7, 22],
+  [1000, 2500],
+  [2_147_483_647, 1],
+  [3, 10_000_000],
+];
+
+/**
+ * The limit edges of a shard (no limit, a negative limit, below its low bits, exactly on them, on
+ * and around index 1, the top of the index range and past it) crossed with max_id at and around
+ * the index bound each implies (whole steps short of it, on it, past it, negative), for every
+ * step and number wanted above.
+ */
+function edgeCases(): AllocCase[] {
+  const cases: AllocCase[] = [];
+  for (const [appId, shardId] of SHARDS) {
+    const low = lowBits(appId, shardId);
+    const at = (index: bigint) => (index << INDEX_SHIFT) | low;
+    const limits = [0n, -1n, low - 1n, low, at(1n) - 1n, at(1n) + 16_383n - low, at(1000n), at(MAX_INDEX), MAX_SIGNED_64];
+    for (const maxLimitId of limits) {
+      const bound = maxIndexFor(appId, shardId, maxLimitId);
+      for (const [step, wanted] of STEPS_AND_WANTED) {
+        const s = BigInt(step);
+        for (const maxId of [bound - 2n * s, bound - s, bound - s + 1n, bound - 1n, bound, bound + 1n, -3n, 0n]) {
+          cases.push({ appId, shardId, maxId, step, maxLimitId, wanted });
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+function range(segment: SegmentPlan | null): string {
+  return segment === null ? 'nothing' : `${segment.from}..${segment.to}`;
+}
+
+/** Random rows and requests around the limit (seeded: a failure names its case and repeats). */
+function randomCases(count: number, seed: number): AllocCase[] {
+  const random = seededRandom(seed);
+  const int = (below: number) => Math.floor(random() * below);
+  const cases: AllocCase[] = [];
+  for (let i = 0; i < count; i++) {
+    const [appId, shardId] = SHARDS[i % SHARDS.length];
+    const step = random() < 0.2 ? 1 : 1 + int(5000);
+    const limitIndex = BigInt(int(1 << 20));
+    const maxLimitId = random() < 0.2 ? 0n : (limitIndex << INDEX_SHIFT) + lowBits(appId, shardId) + BigInt(int(1 << 14) - (1 << 13));
+    const bound = maxIndexFor(appId, shardId, maxLimitId);
+    const maxId = bound - BigInt(int(4 * step)) + 1n;
+    cases.push({ appId, shardId, maxId, step, maxLimitId, wanted: int(5 * step) });
+  }
+  return cases;
+}
 
 /**
  * IdAllocRepository.allocate: the one-round-trip stored procedure (migration 1763770500000) and
- * the four-statement fallback for databases without it give the same segments as planSegment.
+ * the four-statement fallback for databases without it give the same segments as planSegment,
+ * the one TypeScript definition of the rule; the procedure is also run on ~2,000 generated rows.
  */
 describe('IdAllocRepository.allocate (stored procedure and fallback)', () => {
   let env: TestEnv;
@@ -15,7 +91,7 @@ describe('IdAllocRepository.allocate (stored procedure and fallback)', () => {
 
   beforeAll(async () => {
     env = await createTestEnv('allocproc');
-    dataSource = new DataSource(typeormOptions(env.config().database));
+    dataSource = new DataSource({ ...typeormOptions(env.config().database), entities: [IdAllocEntity] });
     await dataSource.initialize();
     await dataSource.runMigrations();
   });
@@ -48,6 +124,60 @@ describe('IdAllocRepository.allocate (stored procedure and fallback)', () => {
 
   it('allocates through the procedure', async () => {
     await expectSequence(new IdAllocRepository(dataSource), 11, 3);
+  });
+
+  /** One CALL with the parameters IdAllocRepository.allocate passes; the range it committed. */
+  async function callProcedure(c: AllocCase): Promise<SegmentPlan | null> {
+    // mysql2 answers a CALL with [rows of the SELECT, the CALL's OK packet].
+    const result = await dataSource.query<[Array<{ found: number; old_max_id: string; new_max_id: string | null }>, unknown]>(
+      'CALL shardleaf_id_alloc_next(?, ?, ?, ?, ?, ?)',
+      [
+        c.appId,
+        c.shardId,
+        c.wanted,
+        lowBits(c.appId, c.shardId).toString(),
+        (1n << INDEX_SHIFT).toString(),
+        MAX_INDEX.toString(),
+      ],
+    );
+    const row = result[0][0];
+    expect({ found: Number(row.found), old: BigInt(row.old_max_id) }).toEqual({ found: 1, old: c.maxId });
+    return row.new_max_id === null ? null : { from: firstIndexAfter(c.maxId), to: BigInt(row.new_max_id) };
+  }
+
+  it('gives planSegment\'s range, and stores its end, on every generated case (limit edges and exhaustion)', async () => {
+    const repo = new IdAllocRepository(dataSource);
+    for (const [appId] of SHARDS) {
+      await repo.createApp({ appId, appName: `rule${appId}`, step: 1, maxLimitId: 0n, description: null }, 64);
+    }
+    const cases = [...edgeCases(), ...randomCases(300, 12)];
+    const mismatches: string[] = [];
+    let exhausted = 0;
+    for (const c of cases) {
+      await dataSource.query('UPDATE id_alloc SET max_id = ?, step = ?, max_limit_id = ? WHERE app_id = ? AND shard_id = ?', [
+        c.maxId.toString(),
+        c.step,
+        c.maxLimitId.toString(),
+        c.appId,
+        c.shardId,
+      ]);
+      const expected = planSegment(c.maxId, c.step, maxIndexFor(c.appId, c.shardId, c.maxLimitId), c.wanted);
+      const got = await callProcedure(c);
+      const rows: Array<{ max_id: string }> = await dataSource.query('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ?', [
+        c.appId,
+        c.shardId,
+      ]);
+      const stored = BigInt(rows[0].max_id);
+      if (got?.from !== expected?.from || got?.to !== expected?.to || stored !== (expected?.to ?? c.maxId)) {
+        const row = `app ${c.appId} shard ${c.shardId} max_id ${c.maxId} step ${c.step} max_limit_id ${c.maxLimitId} wanted ${c.wanted}`;
+        mismatches.push(`${row}: procedure ${range(got)} (stored ${stored}), planSegment ${range(expected)}`);
+      }
+      exhausted += expected === null ? 1 : 0;
+    }
+    expect(mismatches).toEqual([]);
+    // Both outcomes were exercised, on many cases each.
+    expect(exhausted).toBeGreaterThan(100);
+    expect(cases.length - exhausted).toBeGreaterThan(100);
   });
 
   it('falls back to the transaction when the procedure is missing', async () => {

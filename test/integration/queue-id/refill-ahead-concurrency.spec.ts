@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
 import { RefillMonitor, RefillOutcome, RefillTrigger } from '../../../src/queue-id/refill-monitor';
+import { pollUntil } from '../../support/poll';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 
 /**
@@ -61,6 +62,8 @@ describe('refill ahead: two instances, hot shards at step 100, one ledger', () =
     let issued = 0;
     let requestNo = 0;
     let running = true;
+    let reachHalfway = (): void => undefined;
+    const halfway = new Promise<void>((resolve) => (reachHalfway = resolve));
 
     const sweeper = async (slot: number) => {
       while (running) {
@@ -94,21 +97,20 @@ describe('refill ahead: two instances, hot shards at step 100, one ledger', () =
           seen.add(id);
         }
         issued += ids.length;
+        if (issued >= TOTAL / 2) {
+          reachHalfway();
+        }
       }
     };
     // Halfway: instance 1 is replaced by a fresh one (new refill state, same database and Redis).
     const restarter = async () => {
-      while (issued < TOTAL / 2) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await halfway;
       const old = slots[1];
       const fresh = await startApp(env.config(AHEAD));
       watch(fresh);
       apps.push(fresh);
       slots[1] = fresh;
-      while ((pending.get(old) ?? 0) > 0) {
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await pollUntil('the requests in flight on the old instance', () => (pending.get(old) ?? 0) === 0, { intervalMs: 5 });
       await old.close();
       apps.splice(apps.indexOf(old), 1);
     };

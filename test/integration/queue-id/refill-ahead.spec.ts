@@ -4,6 +4,7 @@ import { RefillAhead } from '../../../src/queue-id/core/refill-ahead';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
 import { RefillMonitor, RefillOutcome, RefillTrigger } from '../../../src/queue-id/refill-monitor';
 import Redis from 'ioredis';
+import { pollUntil } from '../../support/poll';
 import { OwnRedisServer } from '../../support/redis-server';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 
@@ -207,12 +208,7 @@ describe('refill ahead with REDIS_WAIT_REPLICAS (the pop, its LLEN and the WAIT 
     servers.push(primary, secondary);
     replica = new Redis(secondary.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
     await replica.replicaof('127.0.0.1', primary.port);
-    for (let i = 0; !(await replica.info('replication')).includes('master_link_status:up'); i++) {
-      if (i > 200) {
-        throw new Error('the replica did not sync');
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await pollUntil('the replica to sync', async () => (await replica.info('replication')).includes('master_link_status:up'));
     app = await startApp(env.config({ ...AHEAD, REDIS_URL: primary.url, REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '2000' }));
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 25, appName: 'waited', step: 10 } })).status).toBe(201);
   });

@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
 import { CLAIM_LUA } from '../../../src/queue-id/segment-push';
 import { FaultProxy } from '../../support/fault-proxy';
+import { pollUntil } from '../../support/poll';
 import { OwnRedisCluster } from '../../support/redis-server';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 
@@ -33,12 +34,9 @@ describe('refill push whose reply is lost, on a Redis Cluster', () => {
     for (const other of cluster.servers) {
       const client = new Redis(other.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
       try {
-        for (let i = 0; !JSON.stringify(await client.cluster('SLOTS')).includes(String(proxy.port)); i++) {
-          if (i > 200) {
-            throw new Error('cluster-announce-port did not spread');
-          }
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await pollUntil('cluster-announce-port to spread', async () =>
+          JSON.stringify(await client.cluster('SLOTS')).includes(String(proxy.port)),
+        );
       } finally {
         client.disconnect();
       }

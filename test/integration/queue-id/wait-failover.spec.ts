@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { FaultProxy } from '../../support/fault-proxy';
+import { pollUntil } from '../../support/poll';
 import { OwnRedisServer } from '../../support/redis-server';
 import { TcpProxy } from '../../support/tcp-proxy';
 import { shardOf } from '../../../src/queue-id/core/queue-id-layout';
@@ -19,20 +20,6 @@ import { InjectResult, TestEnv, createTestEnv, expectError, request, startApp } 
  * reconnect until the test has promoted R and points the proxy at it.
  */
 const GATE_PASS = 'failover-user';
-
-async function sleep(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) {
-      return;
-    }
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** `redis` is a replica whose link to its primary is up. */
 async function linkUp(redis: Redis): Promise<boolean> {
@@ -83,8 +70,8 @@ describe('REDIS_WAIT_REPLICAS when the WAIT reply is lost in a failover', () => 
     cleanups.push(async () => r.disconnect(), async () => r2.disconnect());
     await r.replicaof('127.0.0.1', link.port);
     await r2.replicaof('127.0.0.1', replica.port);
-    await until('R to sync with P', () => linkUp(r));
-    await until('R2 to sync with R', () => linkUp(r2));
+    await pollUntil('R to sync with P', () => linkUp(r));
+    await pollUntil('R2 to sync with R', () => linkUp(r2));
 
     const app = await startApp(
       env.config({
@@ -98,7 +85,7 @@ describe('REDIS_WAIT_REPLICAS when the WAIT reply is lost in a failover', () => 
     // Index 1 is handed out by the on-demand refill, which queues 2..10 (confirmed by R's WAIT).
     expect((await request(app, 'GET', `/api/id/${appId}?gatePass=${GATE_PASS}`, { token: null })).status).toBe(200);
     const list = `${env.keyPrefix}idList_${appId}_${shardOf(GATE_PASS)}`;
-    await until('R2 to hold the 9 queued indexes', async () => (await r2.llen(list)) === 9);
+    await pollUntil('R2 to hold the 9 queued indexes', async () => (await r2.llen(list)) === 9);
     return { app, proxy, link, replica: r, replicaPort: replica.port };
   }
 
@@ -115,7 +102,7 @@ describe('REDIS_WAIT_REPLICAS when the WAIT reply is lost in a failover', () => 
     await struck;
     // The failover: R promoted (R2 stays its replica), the "virtual IP" moved to it.
     await replica.replicaof('NO', 'ONE');
-    await until('R2 online as the replica of the promoted R', () => replicasOnline(replica, 1));
+    await pollUntil('R2 online as the replica of the promoted R', () => replicasOnline(replica, 1));
     proxy.restore(replicaPort);
     const first = await firstP;
     const second = await request(app, 'GET', `/api/id/${appId}?gatePass=${GATE_PASS}&count=2`, { token: null });

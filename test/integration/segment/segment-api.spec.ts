@@ -1,5 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
+import { TagView } from '../../../src/segment/segment-admin.service';
+import { pollUntil } from '../../support/poll';
 import { SEGMENT_TEST_ENV } from './segment-test-helpers';
 
 describe('segment REST API', () => {
@@ -57,8 +59,12 @@ describe('segment REST API', () => {
         expect.arrayContaining(['orders', 'big', 'temp']) as unknown,
       );
       await request(app, 'GET', '/api/segment/get/temp');
-      const shown = await request(app, 'GET', '/admin/segment/tags/temp');
-      expect(shown.json()).toMatchObject({ tag: 'temp', maxId: '6', step: 5, buffer: { initOk: true, max0: '6' } });
+      // One ID is 20 % of the 5-ID segment 1..5: the next one, 6..10, is fetched in the background.
+      const shown = await pollUntil('the next segment of temp', async () => {
+        const view = (await request(app, 'GET', '/admin/segment/tags/temp')).json<TagView>();
+        return view.buffer?.nextReady ? view : undefined;
+      });
+      expect(shown).toMatchObject({ tag: 'temp', maxId: '11', step: 5, buffer: { initOk: true, max0: '6', max1: '11' } });
 
       const patched = await request(app, 'PATCH', '/admin/segment/tags/temp', {
         body: { step: 7, description: 'seven' },
@@ -93,8 +99,16 @@ describe('segment REST API', () => {
 
     it('finds a tag inserted directly into the table without waiting for the sync', async () => {
       await env.sql("INSERT INTO leaf_alloc (biz_tag, max_id, step) VALUES ('by-sql', 1000, 10)");
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      expect((await request(app, 'GET', '/api/segment/get/by-sql')).body).toBe('1000');
+      // A miss re-reads the tags at most once a second (the test before missed too); no sync runs.
+      const first = await pollUntil('a miss to re-read the tags', async () => {
+        const res = await request(app, 'GET', '/api/segment/get/by-sql');
+        if (res.status === 200) {
+          return res.body;
+        }
+        expectError(res, 404, -2);
+        return undefined;
+      });
+      expect(first).toBe('1000');
     });
   });
 

@@ -1,7 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SegmentService } from '../../../src/segment/segment.service';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
-import { SEGMENT_TEST_ENV, expectIncreasing, expectUnique, pollUntil } from './segment-test-helpers';
+import { pollUntil } from '../../support/poll';
+import { SEGMENT_TEST_ENV, expectIncreasing, expectUnique } from './segment-test-helpers';
 
 /** Small steps so that the runs below switch segments many times. */
 const ENV = { ...SEGMENT_TEST_ENV, SEGMENT_MAX_STEP: '8000' };

@@ -1,7 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TEST_MYSQL_URL, TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 import { TcpProxy } from '../../support/tcp-proxy';
-import { SEGMENT_TEST_ENV, bufferView, expectIncreasing, pollUntil, sleep } from './segment-test-helpers';
+import { pollUntil } from '../../support/poll';
+import { SEGMENT_TEST_ENV, bufferView, expectIncreasing } from './segment-test-helpers';
 
 async function takeIds(app: NestFastifyApplication, tag: string, count: number): Promise<bigint[]> {
   const out: bigint[] = [];
@@ -63,9 +64,8 @@ describe('segment IDs through a database outage', () => {
         return BigInt(res.body);
       }
       expectError(res, 503);
-      await sleep(100);
       return undefined;
-    });
+    }, { intervalMs: 150 });
     const all = [...before, ...during, after];
     expectIncreasing(all);
     expect(all.slice(0, 200)).toEqual(Array.from({ length: 200 }, (_, i) => BigInt(i + 1)));

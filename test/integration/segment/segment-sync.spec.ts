@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
-import { bufferView, pollUntil } from './segment-test-helpers';
+import { pollUntil } from '../../support/poll';
+import { bufferView } from './segment-test-helpers';
 
 describe('scheduled leaf_alloc tag sync', () => {
   let env: TestEnv;
@@ -22,6 +23,6 @@ describe('scheduled leaf_alloc tag sync', () => {
     const added = await pollUntil('the tag to be added', () => bufferView(app, 'synced'));
     expect(added).toMatchObject({ key: 'synced', initOk: false });
     await env.sql("DELETE FROM leaf_alloc WHERE biz_tag = 'synced'");
-    await pollUntil('the tag to be dropped', async () => ((await bufferView(app, 'synced')) ? undefined : true));
+    await pollUntil('the tag to be dropped', async () => (await bufferView(app, 'synced')) === undefined);
   });
 });

@@ -19,22 +19,6 @@ export const LEAF_README_ROW =
 /** Segment settings of the integration suites: no background sync unless a test asks. */
 export const SEGMENT_TEST_ENV = { SEGMENT_SYNC_CRON: 'off' };
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `probe` until it returns a value other than undefined; fails after `attempts`. */
-export async function pollUntil<T>(what: string, probe: () => Promise<T | undefined>, attempts = 100): Promise<T> {
-  for (let i = 0; i < attempts; i++) {
-    const value = await probe();
-    if (value !== undefined) {
-      return value;
-    }
-    await sleep(50);
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
 export async function bufferView(app: NestFastifyApplication, tag: string): Promise<SegmentBufferView | undefined> {
   const res = await request(app, 'GET', '/admin/segment/cache');
   if (res.status !== 200) {

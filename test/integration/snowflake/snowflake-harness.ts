@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createClient } from 'node-zookeeper-client';
-import { createApp } from '../../../src/bootstrap';
 import { AppConfig } from '../../../src/config/app-config';
 import { ZookeeperClient } from '../../../src/infra/zookeeper/zookeeper-client';
 import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
-import { request } from '../../support/test-env';
+import { request, startApp } from '../../support/test-env';
 
 export const SHARED_ZK = process.env.TEST_ZK_ADDRESS ?? '127.0.0.1:2181';
 
@@ -20,24 +19,11 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-/** Starts an app; when its start is refused, closes what was opened and rethrows. */
-export async function startSnowflakeApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const app = await createApp(config);
-  try {
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
-    return app;
-  } catch (err) {
-    await app.close();
-    throw err;
-  }
-}
-
 /** The error message a refused start rejects with (fails the test when the start succeeds). */
 export async function startRefusal(config: AppConfig): Promise<string> {
   let app: NestFastifyApplication;
   try {
-    app = await startSnowflakeApp(config);
+    app = await startApp(config);
   } catch (err) {
     return (err as Error).message;
   }
@@ -67,18 +53,6 @@ export async function workerIdOf(app: NestFastifyApplication, twepoch: number): 
 
 export function testZk(address: string): ZookeeperClient {
   return new ZookeeperClient({ address, sessionTimeoutMs: 4000, connectTimeoutMs: 3000 });
-}
-
-/** Polls `check` every 50 ms until it returns true or `timeoutMs` passes. */
-export async function pollUntil(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Deletes a ZooKeeper subtree (a test's `/snowflake/{name}`); a missing path is fine. */

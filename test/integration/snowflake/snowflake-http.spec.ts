@@ -1,8 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
-import { TestEnv, createTestEnv, expectError, request } from '../../support/test-env';
-import { QUIET_ENV, startSnowflakeApp } from './snowflake-harness';
+import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
+import { QUIET_ENV } from './snowflake-harness';
 
 describe('snowflake HTTP routes (mysql mode)', () => {
   let env: TestEnv;
@@ -10,7 +10,7 @@ describe('snowflake HTTP routes (mysql mode)', () => {
 
   beforeAll(async () => {
     env = await createTestEnv('sf_http');
-    app = await startSnowflakeApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'mysql', SNOWFLAKE_IP: '127.0.0.1', SNOWFLAKE_PORT: '18080' }));
+    app = await startApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'mysql', SNOWFLAKE_IP: '127.0.0.1', SNOWFLAKE_PORT: '18080' }));
   });
 
   afterAll(async () => {
@@ -94,7 +94,7 @@ describe('snowflake mode off', () => {
 
   beforeAll(async () => {
     env = await createTestEnv('sf_off');
-    app = await startSnowflakeApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
+    app = await startApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
   });
 
   afterAll(async () => {

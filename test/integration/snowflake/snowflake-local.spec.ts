@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { ConfigError } from '../../../src/config/config.error';
-import { TestEnv, createTestEnv } from '../../support/test-env';
-import { QUIET_ENV, startRefusal, startSnowflakeApp, workerIdOf } from './snowflake-harness';
+import { pollUntil } from '../../support/poll';
+import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
+import { QUIET_ENV, startRefusal, workerIdOf } from './snowflake-harness';
 
 describe('snowflake local mode (configured worker ids, cache file)', () => {
   let env: TestEnv;
@@ -40,7 +41,7 @@ describe('snowflake local mode (configured worker ids, cache file)', () => {
   });
 
   it('uses the worker id mapped to this ip:port and caches it with the max timestamp', async () => {
-    const app = await startSnowflakeApp(config());
+    const app = await startApp(config());
     expect(await workerIdOf(app, DEFAULT_TWEPOCH)).toBe(42);
     const cached = readCache();
     expect(cached.workerId).toBe(42);
@@ -49,30 +50,39 @@ describe('snowflake local mode (configured worker ids, cache file)', () => {
   });
 
   it('accepts a single SNOWFLAKE_WORKER_ID', async () => {
-    const app = await startSnowflakeApp(config({ SNOWFLAKE_WORKER_ID_MAP: '', SNOWFLAKE_WORKER_ID: '5' }));
+    const app = await startApp(config({ SNOWFLAKE_WORKER_ID_MAP: '', SNOWFLAKE_WORKER_ID: '5' }));
     expect(await workerIdOf(app, DEFAULT_TWEPOCH)).toBe(5);
     await app.close();
   });
 
   it('rewrites the cache file every interval', async () => {
-    const app = await startSnowflakeApp(config({ SNOWFLAKE_REPORT_INTERVAL_MS: '100' }));
-    writeFileSync(cacheFile(), JSON.stringify({ workerId: 42, maxTimestamp: 1 }));
-    const deadline = Date.now() + 10_000;
-    while (readCache().maxTimestamp === 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    const app = await startApp(config({ SNOWFLAKE_REPORT_INTERVAL_MS: '100' }));
+    try {
+      // Twice, while running: the shutdown writes the file too, so only writes before close() count.
+      for (let round = 0; round < 2; round++) {
+        const recorded = readCache().maxTimestamp;
+        writeFileSync(cacheFile(), JSON.stringify({ workerId: 42, maxTimestamp: 1 }));
+        const rewritten = await pollUntil('a report to rewrite the cache file', () => {
+          const cached = readCache();
+          return cached.maxTimestamp !== 1 && cached;
+        });
+        expect(rewritten.workerId).toBe(42);
+        // The time recorded so far, never less (the overwrite does not set it back).
+        expect(rewritten.maxTimestamp).toBeGreaterThanOrEqual(recorded);
+      }
+    } finally {
+      await app.close();
     }
-    await app.close();
-    expect(readCache().maxTimestamp).toBeGreaterThan(1);
   });
 
   it('refuses a start whose clock is behind the cached timestamp, and starts once it is not', async () => {
-    const app = await startSnowflakeApp(config());
+    const app = await startApp(config());
     await app.close();
     const file = cacheFile();
     writeFileSync(file, JSON.stringify({ workerId: 42, maxTimestamp: Date.now() + 3_600_000 }));
     expect(await startRefusal(config())).toMatch(/behind the time recorded in the cache file/);
     writeFileSync(file, JSON.stringify({ workerId: 42, maxTimestamp: Date.now() - 1000 }));
-    const again = await startSnowflakeApp(config());
+    const again = await startApp(config());
     await again.close();
   });
 

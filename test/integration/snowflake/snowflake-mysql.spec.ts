@@ -2,9 +2,10 @@ import { Server, createServer } from 'node:http';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
-import { TestEnv, createTestEnv } from '../../support/test-env';
+import { pollUntil } from '../../support/poll';
+import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
 import { freePort } from './zookeeper-server';
-import { QUIET_ENV, getIds, startRefusal, startSnowflakeApp, workerIdOf } from './snowflake-harness';
+import { QUIET_ENV, getIds, startRefusal, workerIdOf } from './snowflake-harness';
 
 interface Row {
   id: number;
@@ -38,10 +39,10 @@ describe('snowflake mysql mode (leaf_workerid_alloc)', () => {
   });
 
   it('gives each ip:port a fixed worker id (the row id) and keeps it across restarts', async () => {
-    const app = await startSnowflakeApp(config(7001));
+    const app = await startApp(config(7001));
     const first = await workerIdOf(app, DEFAULT_TWEPOCH);
     await app.close();
-    const again = await startSnowflakeApp(config(7001));
+    const again = await startApp(config(7001));
     expect(await workerIdOf(again, DEFAULT_TWEPOCH)).toBe(first);
     await again.close();
     const mine = (await rows()).filter((r) => r.ip_port === '127.0.0.1:7001');
@@ -51,20 +52,22 @@ describe('snowflake mysql mode (leaf_workerid_alloc)', () => {
   });
 
   it('reports max_timestamp while running', async () => {
-    const app = await startSnowflakeApp(config(7002, { SNOWFLAKE_REPORT_INTERVAL_MS: '100' }));
+    const app = await startApp(config(7002, { SNOWFLAKE_REPORT_INTERVAL_MS: '100' }));
     await env.sql("UPDATE leaf_workerid_alloc SET max_timestamp = 1 WHERE ip_port = '127.0.0.1:7002'");
-    const deadline = Date.now() + 10_000;
-    let reported = 1;
-    while (reported === 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      reported = Number((await rows()).find((r) => r.ip_port === '127.0.0.1:7002')?.max_timestamp);
+    try {
+      // While running: the shutdown writes max_timestamp too.
+      const reported = await pollUntil('a report of max_timestamp', async () => {
+        const value = Number((await rows()).find((r) => r.ip_port === '127.0.0.1:7002')?.max_timestamp);
+        return value !== 1 && value;
+      });
+      expect(reported).toBeGreaterThan(1);
+    } finally {
+      await app.close();
     }
-    await app.close();
-    expect(reported).toBeGreaterThan(1);
   });
 
   it('refuses a start whose clock is behind max_timestamp', async () => {
-    const app = await startSnowflakeApp(config(7003));
+    const app = await startApp(config(7003));
     await app.close();
     await env.sql("UPDATE leaf_workerid_alloc SET max_timestamp = ? WHERE ip_port = '127.0.0.1:7003'", [Date.now() + 3_600_000]);
     expect(await startRefusal(config(7003))).toMatch(/behind the time recorded in leaf_workerid_alloc/);
@@ -76,7 +79,7 @@ describe('snowflake mysql mode (leaf_workerid_alloc)', () => {
   it('gives N instances distinct worker ids whose IDs are all unique', async () => {
     const apps: NestFastifyApplication[] = [];
     for (const port of [7101, 7102, 7103, 7104]) {
-      apps.push(await startSnowflakeApp(config(port, { SNOWFLAKE_PEER_MAX_SKEW_MS: '0' })));
+      apps.push(await startApp(config(port, { SNOWFLAKE_PEER_MAX_SKEW_MS: '0' })));
     }
     try {
       const workerIds = await Promise.all(apps.map((app) => workerIdOf(app, DEFAULT_TWEPOCH)));
@@ -118,7 +121,7 @@ describe('snowflake mysql mode (leaf_workerid_alloc)', () => {
       expect(await startRefusal(config(7201, { SNOWFLAKE_PEER_MAX_SKEW_MS: '5000' }))).toMatch(/differs from the mean of 1 peer/);
       // Mean of +120 s and -110 s is +5 s: within a 10 s threshold.
       await registerPeer(-110_000);
-      const app = await startSnowflakeApp(config(7202, { SNOWFLAKE_PEER_MAX_SKEW_MS: '10000' }));
+      const app = await startApp(config(7202, { SNOWFLAKE_PEER_MAX_SKEW_MS: '10000' }));
       await app.close();
     });
   });

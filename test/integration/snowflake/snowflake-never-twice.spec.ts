@@ -13,8 +13,9 @@ import { WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry
 import { PeerClockService } from '../../../src/snowflake/peer-clock.service';
 import { createRegistry } from '../../../src/snowflake/registry.factory';
 import { SnowflakeService } from '../../../src/snowflake/snowflake.service';
-import { TestEnv, createTestEnv } from '../../support/test-env';
-import { QUIET_ENV, SHARED_ZK, getIds, removeTree, startRefusal, startSnowflakeApp, uniqueName } from './snowflake-harness';
+import { pollUntil } from '../../support/poll';
+import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
+import { QUIET_ENV, SHARED_ZK, getIds, removeTree, startRefusal, uniqueName } from './snowflake-harness';
 
 /**
  * "Never twice" with real MariaDB and ZooKeeper: two live instances with the same identity
@@ -90,7 +91,7 @@ describe('snowflake: never twice across identities and restarts', () => {
     Logger.overrideLogger(['error']);
     env = await createTestEnv('sf_twice');
     // An app of its own only for its migrated DataSource.
-    host = await startSnowflakeApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
+    host = await startApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
     dataSource = host.get(DataSource);
   });
 
@@ -130,7 +131,7 @@ describe('snowflake: never twice across identities and restarts', () => {
     ['zk_normal', 7502],
   ])('%s: a second live instance with the same SNOWFLAKE_IP:SNOWFLAKE_PORT', (mode, port) => {
     it('is refused with a message saying how to fix the identity, and the first keeps issuing', async () => {
-      const first = await startSnowflakeApp(config(mode, port));
+      const first = await startApp(config(mode, port));
       try {
         const refusal = await startRefusal(config(mode, port));
         expect(refusal).toContain(`another live instance reported as 10.0.0.5:${port}`);
@@ -140,7 +141,7 @@ describe('snowflake: never twice across identities and restarts', () => {
         await first.close();
       }
       // After a graceful stop the identity is free again at once.
-      const again = await startSnowflakeApp(config(mode, port));
+      const again = await startApp(config(mode, port));
       await again.close();
     });
   });
@@ -161,11 +162,9 @@ describe('snowflake: never twice across identities and restarts', () => {
       await first.onModuleInit();
       // Right after a report: no report until the "crash", IDs meanwhile.
       const before = first.lastReportAt;
-      const deadline = Date.now() + 10_000;
-      while (first.lastReportAt === before && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      const lastReport = first.lastReportAt as number;
+      const lastReport = await pollUntil('a report', () => first.lastReportAt !== before && (first.lastReportAt as number), {
+        intervalMs: 5,
+      });
       await (first as unknown as { heartbeat: { stop(): Promise<void> } }).heartbeat.stop();
       // IDs up to the recorded time, which the restart's clock must pass before its first ID.
       const old = await issueUntilCeiling(first);

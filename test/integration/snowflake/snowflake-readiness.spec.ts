@@ -1,7 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Readiness, readinessUntil } from '../../support/readiness';
-import { TestEnv, createTestEnv, request } from '../../support/test-env';
-import { QUIET_ENV, startSnowflakeApp, uniqueName } from './snowflake-harness';
+import { pollUntil } from '../../support/poll';
+import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
+import { QUIET_ENV, uniqueName } from './snowflake-harness';
 import { ZookeeperServer } from './zookeeper-server';
 
 type GeneratorsDetail = { status: string; snowflake?: boolean | null; snowflakeReason?: string };
@@ -24,7 +25,7 @@ describe('snowflake readiness', () => {
   });
 
   it('zk_recycle: not ready (naming snowflake) once the lease is lost and IDs are refused', async () => {
-    app = await startSnowflakeApp(
+    app = await startApp(
       env.config({
         ...QUIET_ENV,
         SNOWFLAKE_MODE: 'zk_recycle',
@@ -42,12 +43,8 @@ describe('snowflake readiness', () => {
     expect((ready.info?.generators as GeneratorsDetail).snowflake).toBe(true);
     await zk.stop();
     // Until IDs are refused (lease lost: no report for lease - margin)…
-    let status = 0;
-    for (let i = 0; i < 200 && status !== 503; i++) {
-      status = (await request(app, 'GET', '/api/snowflake/get/ready')).status;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(status).toBe(503);
+    const started = app;
+    await pollUntil('IDs to be refused', async () => (await request(started, 'GET', '/api/snowflake/get/ready')).status === 503);
     // …then readiness names snowflake as the reason (ZooKeeper is down too, reported apart).
     const res = await request(app, 'GET', '/health/ready', { token: null });
     expect(res.status).toBe(503);

@@ -3,15 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { ZookeeperClient } from '../../../src/infra/zookeeper/zookeeper-client';
-import { TestEnv, createTestEnv } from '../../support/test-env';
+import { pollUntil } from '../../support/poll';
+import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
 import { ZookeeperServer } from './zookeeper-server';
 import {
   QUIET_ENV,
   SHARED_ZK,
-  pollUntil,
   removeTree,
   startRefusal,
-  startSnowflakeApp,
   testZk,
   uniqueName,
   workerIdOf,
@@ -60,8 +59,8 @@ describe('snowflake zk_normal mode (Leaf forever nodes)', () => {
   });
 
   it('creates a sequential node per ip:port and reuses it across restarts', async () => {
-    const a = await startSnowflakeApp(config(9001));
-    const b = await startSnowflakeApp(config(9002));
+    const a = await startApp(config(9001));
+    const b = await startApp(config(9002));
     const workerA = await workerIdOf(a, DEFAULT_TWEPOCH);
     const workerB = await workerIdOf(b, DEFAULT_TWEPOCH);
     expect(workerA).not.toBe(workerB);
@@ -73,14 +72,14 @@ describe('snowflake zk_normal mode (Leaf forever nodes)', () => {
     expect(data).toMatchObject({ ip: '127.0.0.1', port: '9001' });
     expect(typeof data.timestamp).toBe('number');
 
-    const again = await startSnowflakeApp(config(9001));
+    const again = await startApp(config(9001));
     expect(await workerIdOf(again, DEFAULT_TWEPOCH)).toBe(workerA);
     await again.close();
     expect(await ownNodes(9001)).toHaveLength(1);
   });
 
   it('reports its timestamp to the node every interval', async () => {
-    const app = await startSnowflakeApp(config(9003, { SNOWFLAKE_REPORT_INTERVAL_MS: '100' }));
+    const app = await startApp(config(9003, { SNOWFLAKE_REPORT_INTERVAL_MS: '100' }));
     const path = `${forever()}/${(await ownNodes(9003))[0]}`;
     await zk.setData(path, Buffer.from(JSON.stringify({ ip: '127.0.0.1', port: '9003', timestamp: 1 })));
     await pollUntil('a report', async () => {
@@ -91,7 +90,7 @@ describe('snowflake zk_normal mode (Leaf forever nodes)', () => {
   });
 
   it('refuses a start whose clock is behind the node, even with a good cache file', async () => {
-    const app = await startSnowflakeApp(config(9004));
+    const app = await startApp(config(9004));
     await app.close();
     expect(readdirSync(dir).length).toBe(1); // the cache file is there and not behind
     const path = `${forever()}/${(await ownNodes(9004))[0]}`;
@@ -113,12 +112,12 @@ describe('snowflake zk_normal mode (Leaf forever nodes)', () => {
     it('starts from the cache file only when the clock is not behind it', async () => {
       const own = (extra: Record<string, string> = {}) => config(9005, { ZK_ADDRESS: server.address, ...extra });
       await server.start();
-      const first = await startSnowflakeApp(own());
+      const first = await startApp(own());
       const workerId = await workerIdOf(first, DEFAULT_TWEPOCH);
       await first.close();
       await server.stop();
 
-      const fromCache = await startSnowflakeApp(own());
+      const fromCache = await startApp(own());
       expect(await workerIdOf(fromCache, DEFAULT_TWEPOCH)).toBe(workerId);
       await fromCache.close();
 

@@ -3,9 +3,10 @@ import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { ZookeeperClient } from '../../../src/infra/zookeeper/zookeeper-client';
 import { WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry';
 import { WORKER_ID_REGISTRY } from '../../../src/snowflake/snowflake.tokens';
-import { TestEnv, createTestEnv, request } from '../../support/test-env';
+import { pollUntil } from '../../support/poll';
+import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 import { ZookeeperServer } from './zookeeper-server';
-import { QUIET_ENV, getIds, pollUntil, startSnowflakeApp, testZk, uniqueName, workerIdOf } from './snowflake-harness';
+import { QUIET_ENV, getIds, testZk, uniqueName, workerIdOf } from './snowflake-harness';
 
 const LEASE_MS = 2000;
 
@@ -32,7 +33,7 @@ describe('snowflake zk_recycle mode (notuse/inuse pools)', () => {
       SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
     });
   const start = async (port: number) => {
-    const app = await startSnowflakeApp(config(port));
+    const app = await startApp(config(port));
     apps.push(app);
     return app;
   };
@@ -143,6 +144,6 @@ describe('snowflake zk_recycle mode (notuse/inuse pools)', () => {
 
   it('refuses to start without ZooKeeper', async () => {
     await server.stop();
-    await expect(startSnowflakeApp(config(9331))).rejects.toThrow(/zk_recycle needs ZooKeeper/);
+    await expect(startApp(config(9331))).rejects.toThrow(/zk_recycle needs ZooKeeper/);
   });
 });

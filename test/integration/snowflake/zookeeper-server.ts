@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pollUntil } from '../../support/poll';
 
 const ZK_SERVER = process.env.ZK_SERVER_SH ?? '/usr/share/zookeeper/bin/zkServer.sh';
 
@@ -77,14 +78,15 @@ export class ZookeeperServer {
       env: { ...process.env, ZOOCFGDIR: this.dir, ZOO_LOG_DIR: this.dir, SERVER_JVMFLAGS: '-Xmx256m' },
       stdio: 'ignore',
     });
-    for (let i = 0; i < 100; i++) {
-      if ((await fourLetter(this.port, 'ruok')).includes('imok')) {
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    try {
+      await pollUntil(`test ZooKeeper to answer on ${this.address}`, async () => (await fourLetter(this.port, 'ruok')).includes('imok'), {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
+    } catch (err) {
+      await this.stop();
+      throw err;
     }
-    await this.stop();
-    throw new Error(`test ZooKeeper did not answer on ${this.address}`);
   }
 
   async stop(): Promise<void> {

@@ -2,6 +2,7 @@ import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ZookeeperClient } from '../../../src/infra/zookeeper/zookeeper-client';
+import { pollUntil } from '../../support/poll';
 import { DriverCommand, DriverReply } from './zk-frame-driver';
 import { FRAME_FAULTS, ZkFaultProxy } from './zk-fault-proxy';
 
@@ -130,23 +131,23 @@ describe('ZooKeeper client on malformed frames from the server', () => {
   it.each(['unknown-error-code', 'cut-mid-frame'] as const)(
     '%s through the service wrapper: unavailable, then served again',
     async (fault) => {
-      driver = Driver.start(proxy.address);
-      expect(await driver.request({ cmd: 'wrapperGetData', path })).toEqual({ ok: true, data: 'still here' });
+      const wrapped = Driver.start(proxy.address);
+      driver = wrapped;
+      expect(await wrapped.request({ cmd: 'wrapperGetData', path })).toEqual({ ok: true, data: 'still here' });
 
       const injected = proxy.arm(fault);
-      const failed = await driver.request({ cmd: 'wrapperGetData', path });
+      const failed = await wrapped.request({ cmd: 'wrapperGetData', path });
       await injected;
       expect(failed).toMatchObject({ ok: false, unavailable: true });
 
-      // Unavailable until the connection is back (no fixed wait: poll, bounded).
-      let reply: DriverReply = failed;
-      for (let i = 0; i < 100 && !reply.ok; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        reply = await driver.request({ cmd: 'wrapperGetData', path });
-        expect(reply.ok || reply.unavailable).toBe(true);
-      }
+      // Unavailable until the connection is back.
+      const reply = await pollUntil('the wrapper to be served again', async () => {
+        const next = await wrapped.request({ cmd: 'wrapperGetData', path });
+        expect(next.ok || next.unavailable).toBe(true);
+        return next.ok && next;
+      });
       expect(reply).toEqual({ ok: true, data: 'still here' });
-      expect(await driver.exit()).toBe(0);
+      expect(await wrapped.exit()).toBe(0);
     },
   );
 });

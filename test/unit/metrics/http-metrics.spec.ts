@@ -1,5 +1,7 @@
 import Fastify from 'fastify';
 import { Registry } from 'prom-client';
+import { sendError } from '../../../src/common/error.filter';
+import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { installHttpMetrics } from '../../../src/metrics/http-metrics.hook';
 
 /** The value of one sample line, e.g. `shardleaf_ids_issued_total{generator="queue"}`. */
@@ -14,8 +16,13 @@ async function appWithMetrics() {
   const counters = installHttpMetrics(app, register);
   app.get('/api/id/:appId', async (request, reply) => {
     const { count } = request.query as { count?: string };
-    if (request.params && (request.params as { appId: string }).appId === 'bad') {
-      return reply.status(400).header('content-type', 'application/json; charset=utf-8').send('{"code":-1,"error":"BAD_INPUT","message":"x"}');
+    const { appId } = request.params as { appId: string };
+    if (appId === 'bad') {
+      return sendError(reply, new IdGenError(ErrorKind.BadInput, 'appId must be an integer'));
+    }
+    if (appId === 'raw') {
+      // An error status with a body in our shape, not sent by sendError: the body is not read.
+      return reply.status(503).header('content-type', 'application/json; charset=utf-8').send('{"code":-1,"error":"QUEUE_EMPTY","message":"x"}');
     }
     return count === undefined ? '1' : { ids: Array.from({ length: Number(count) }, (_, i) => String(i)) };
   });
@@ -32,12 +39,15 @@ describe('HTTP metrics hook', () => {
     await app.inject({ url: '/api/id/bad?gatePass=a' });
     await app.inject({ url: '/api/segment/get/k' });
     await app.inject({ url: '/nowhere' });
+    await app.inject({ url: '/api/id/raw?gatePass=a' });
     const text = await register.metrics();
     expect(sample(text, 'shardleaf_http_requests_total{method="GET",route="/api/id/:appId",status="200"}')).toBe(2);
     expect(sample(text, 'shardleaf_http_requests_total{method="GET",route="/api/id/:appId",status="400"}')).toBe(1);
     expect(sample(text, 'shardleaf_http_requests_total{method="GET",route="/api/segment/get/:key",status="200"}')).toBe(1);
     expect(sample(text, 'shardleaf_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
     expect(sample(text, 'shardleaf_http_errors_total{route="/api/id/:appId",status="400",error="BAD_INPUT"}')).toBe(1);
+    expect(sample(text, 'shardleaf_http_errors_total{route="/api/id/:appId",status="503",error="UNKNOWN"}')).toBe(1);
+    expect(text).not.toContain('error="QUEUE_EMPTY"');
     expect(sample(text, 'shardleaf_ids_issued_total{generator="queue"}')).toBe(6);
     expect(sample(text, 'shardleaf_ids_issued_total{generator="segment"}')).toBe(1);
     // No series for a generator that issued nothing.

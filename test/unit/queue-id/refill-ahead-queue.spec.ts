@@ -1,9 +1,5 @@
-import { loadConfig } from '../../../src/config/load-config';
-import { LockService } from '../../../src/infra/redis/lock.service';
-import { RedisClient } from '../../../src/infra/redis/redis.tokens';
-import { AppRegistry } from '../../../src/queue-id/core/app-registry';
-import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
-import { QueueRefillService, RefillResult } from '../../../src/queue-id/queue-refill.service';
+import { RefillResult } from '../../../src/queue-id/queue-refill.service';
+import { queueFixture } from './queue-fixture';
 
 /**
  * Background (ahead) refills on one instance: at most two run at once, the others wait in trigger
@@ -11,21 +7,8 @@ import { QueueRefillService, RefillResult } from '../../../src/queue-id/queue-re
  * again); at shutdown the waiting ones are dropped and the running ones awaited.
  */
 describe('QueueRefillService: background refills run two at a time', () => {
-  const config = loadConfig({
-    DATABASE_URL: 'mysql://u:p@127.0.0.1:1/db',
-    REDIS_URL: 'redis://127.0.0.1:1',
-    KEY_PREFIX: 'unit.',
-    SNOWFLAKE_MODE: 'off',
-  });
-
   function setUp() {
-    const service = new QueueRefillService(
-      config,
-      {} as RedisClient,
-      {} as LockService,
-      {} as IdAllocRepository,
-      new AppRegistry(),
-    );
+    const service = queueFixture().refill;
     const started: number[] = [];
     const finish = new Map<number, () => void>();
     jest.spyOn(service, 'refillShard').mockImplementation(

@@ -1,4 +1,4 @@
-import { needsRefill, planSegment, unallocated } from '../../../src/queue-id/core/refill-policy';
+import { firstIndexAfter, needsRefill, planSegment, unallocated } from '../../../src/queue-id/core/refill-policy';
 
 describe('needsRefill (IDLE = 0.2)', () => {
   it('refills at or below 0.2 * step and not above', () => {
@@ -24,6 +24,12 @@ describe('planSegment', () => {
     expect(planSegment(990n, 100, 1000n)).toEqual({ from: 991n, to: 1000n });
     expect(planSegment(1000n, 100, 1000n)).toBeNull();
     expect(planSegment(5n, 100, -1n)).toBeNull();
+  });
+
+  it('starts right after max_id, never below index 0', () => {
+    expect(firstIndexAfter(9n)).toBe(10n);
+    expect(firstIndexAfter(-5n)).toBe(0n);
+    expect(planSegment(-5n, 10, 1000n)).toEqual({ from: 0n, to: 5n });
   });
 
   it('refuses a non-positive step', () => {

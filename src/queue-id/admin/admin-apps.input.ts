@@ -1,13 +1,13 @@
-import { badInput } from '../common/id-gen.error';
+import { badInput } from '../../common/id-gen.error';
 import {
   parseBodyBigint,
   parseBodyInt,
   parseObjectBody,
   parseOptionalString,
   parseRequiredString,
-} from '../common/input';
-import { MAX_APP_ID, MAX_SIGNED_64, SHARD_COUNT, composeQueueId } from '../queue-id/core/queue-id-layout';
-import { AppPatch, NewApp } from '../queue-id/id-alloc.repository';
+} from '../../common/input';
+import { MAX_APP_ID, MAX_SIGNED_64, SHARD_COUNT, composeQueueId } from '../core/queue-id-layout';
+import { AppPatch, NewApp } from '../id-alloc.repository';
 
 export const DEFAULT_STEP = 1000;
 

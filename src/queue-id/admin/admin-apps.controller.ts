@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { parseIntParam } from '../common/input';
-import { MAX_APP_ID } from '../queue-id/core/queue-id-layout';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { parseIntParam } from '../../common/input';
+import { MAX_APP_ID } from '../core/queue-id-layout';
 import { parseCreateApp, parsePatchApp } from './admin-apps.input';
 import { AdminAppsService, AppDetail, AppSummary, CreatedApp, RemovedApp } from './admin-apps.service';
-import { AdminTokenGuard } from './admin-token.guard';
+import { AdminTokenGuard } from '../../common/admin-token.guard';
 
 /** Queue-ID apps: the seed's alloc_initData and everything an operator needs around it. */
 @Controller('admin/apps')

@@ -1,16 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { lengthsOf } from '../infra/redis/redis-key-ops';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { QueueKeys } from '../queue-id/core/queue-keys';
-import { RefillAhead } from '../queue-id/core/refill-ahead';
-import { SHARD_COUNT } from '../queue-id/core/queue-id-layout';
-import { shardCapacity } from '../queue-id/core/shard-capacity';
-import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../queue-id/id-alloc.repository';
-import { QueueConfigService } from '../queue-id/queue-config.service';
-import { QueueRefillService, RefillStatus } from '../queue-id/queue-refill.service';
+import { ErrorKind, IdGenError } from '../../common/id-gen.error';
+import { QueueLists } from '../core/queue-lists';
+import { RefillAhead } from '../core/refill-ahead';
+import { SHARD_COUNT } from '../core/queue-id-layout';
+import { ShardCapacity, appCapacity, shardCapacity } from '../core/shard-capacity';
+import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../id-alloc.repository';
+import { QueueConfigService } from '../queue-config.service';
+import { QueueRefillService, RefillStatus } from '../queue-refill.service';
 
 export interface ShardView {
   shardId: number;
@@ -64,21 +60,22 @@ export interface RemovedApp {
   retiredMaxId: string;
 }
 
-/** The admin use cases over id_alloc and the Redis lists. */
+/** What the admin use cases need of id_alloc. */
+export type AppRows = Pick<
+  IdAllocRepository,
+  'findAll' | 'findApp' | 'createApp' | 'updateApp' | 'retireApp' | 'findRetired'
+>;
+
+/** The admin use cases over id_alloc and the queue's lists (QueueLists). */
 @Injectable()
 export class AdminAppsService {
-  private readonly keys: QueueKeys;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly repo: IdAllocRepository,
+    @Inject(IdAllocRepository) private readonly repo: AppRows,
+    private readonly lists: QueueLists,
     private readonly queueConfig: QueueConfigService,
     private readonly refill: QueueRefillService,
     private readonly ahead: RefillAhead,
-  ) {
-    this.keys = new QueueKeys(config.redis.keyPrefix);
-  }
+  ) {}
 
   /**
    * Creates the 64 shard rows; idempotent for the same settings, 409 for different ones. An appId
@@ -104,7 +101,7 @@ export class AdminAppsService {
     if (existing.length === 0) {
       // A re-create: repeat the delete's Redis step first, in case it failed after its commit,
       // so the new app starts on empty lists with raised markers.
-      await this.queueConfig.retireLists(await this.repo.findRetired(app.appId));
+      await this.lists.retire(await this.repo.findRetired(app.appId));
     }
     const { rows, inserted, resumed } = await this.repo.createApp(app, SHARD_COUNT);
     await this.queueConfig.reload();
@@ -138,7 +135,7 @@ export class AdminAppsService {
     const newLimit = patch.maxLimitId;
     if (newLimit !== undefined && newLimit > 0n && (oldLimit === 0n || newLimit < oldLimit)) {
       // Queued indexes may now be above the limit: drop them (a gap) so none is handed out.
-      await this.queueConfig.deleteAppLists(
+      await this.lists.deleteLists(
         appId,
         rows.map((r) => r.shardId),
       );
@@ -160,7 +157,7 @@ export class AdminAppsService {
       await this.queueConfig.reload();
     }
     // Also on a resent DELETE (nothing left to delete): the first one's Redis step may have failed.
-    const deletedLists = await this.queueConfig.retireLists(retired);
+    const deletedLists = await this.lists.retire(retired);
     if (deletedRows === 0) {
       throw new IdGenError(
         ErrorKind.NotFound,
@@ -197,31 +194,25 @@ export class AdminAppsService {
   }
 
   private async detail(rows: IdAllocRow[]): Promise<AppDetail> {
-    const lengths = await lengthsOf(
-      this.redis,
-      rows.map((r) => this.keys.list(r.appId, r.shardId)),
-    );
+    const lengths = await this.lists.lengths(rows);
     let queued = 0;
-    let remaining = 0n;
-    let exhaustedShards = 0;
+    const capacities: ShardCapacity[] = [];
     const shards = rows.map((r, i): ShardView => {
       const queueLength = Number(lengths[i]?.[1] ?? 0);
-      const { unallocated: free, remaining: left } = shardCapacity(r, queueLength);
+      const capacity = shardCapacity(r, queueLength);
+      capacities.push(capacity);
       queued += queueLength;
-      remaining += left;
-      if (left === 0n) {
-        exhaustedShards++;
-      }
       return {
         shardId: r.shardId,
         maxId: r.maxId.toString(),
         step: r.step,
         refillSize: this.ahead.currentSize(r.appId, r.shardId, r.step),
         queueLength,
-        unallocated: free.toString(),
-        remainingCapacity: left.toString(),
+        unallocated: capacity.unallocated.toString(),
+        remainingCapacity: capacity.remaining.toString(),
       };
     });
+    const { remaining, exhaustedShards } = appCapacity(capacities);
     const first = rows[0];
     return {
       appId: first.appId,

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { AdminTokenGuard } from '../admin/admin-token.guard';
+import { AdminTokenGuard } from '../common/admin-token.guard';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { SnowflakeService } from '../snowflake/snowflake.service';
+import { SnowflakeService } from './snowflake.service';
 
 export interface SnowflakeStatus {
   mode: string;
@@ -18,7 +18,7 @@ export interface SnowflakeStatus {
 /** `GET /admin/snowflake`: the worker id, mode and last report of this instance. */
 @Controller('admin/snowflake')
 @UseGuards(AdminTokenGuard)
-export class AdminSnowflakeController {
+export class SnowflakeAdminController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly snowflake: SnowflakeService,

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { assertBearerToken } from '../common/bearer-token';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
+import { assertBearerToken } from './bearer-token';
+import { ErrorKind, IdGenError } from './id-gen.error';
 
 /** `Authorization: Bearer <ADMIN_TOKEN>`; with no ADMIN_TOKEN configured the admin API is off. */
 @Injectable()

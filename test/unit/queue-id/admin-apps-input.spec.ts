@@ -1,4 +1,4 @@
-import { minMaxLimitId, parseCreateApp, parsePatchApp } from '../../../src/admin/admin-apps.input';
+import { minMaxLimitId, parseCreateApp, parsePatchApp } from '../../../src/queue-id/admin/admin-apps.input';
 import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { composeQueueId, maxIndexFor } from '../../../src/queue-id/core/queue-id-layout';
 

@@ -1,0 +1,108 @@
+/**
+ * The queue's lists, one per (appId, shardId), each with a "pushed up to" marker: the highest
+ * index ever pushed to it (or retired with its app). Framework-free: the services of the queue
+ * feature use this port and nothing else of Redis; RedisQueueLists (redis-queue-lists.ts) is the
+ * Nest provider behind it, and the unit tests use an in-memory fake with the same semantics.
+ *
+ * Semantics every implementation keeps:
+ * - a list is FIFO: a pop takes from the head, a push appends at the tail;
+ * - `pushSegment(from, to)` appends from..to only when the marker is below `from`, and then sets
+ *   the marker to `to`; otherwise nothing is pushed (the segment becomes a gap, never a copy);
+ * - `retire` deletes the list and raises its marker to the given max_id (never lowers it);
+ * - a pop takes up to n entries; a "length" is the list's length after that pop.
+ *
+ * Uniqueness rests on the id_alloc row update (IdAllocRepository.allocate) and on the marker.
+ * Every write here may be lost or have run without its reply arriving; none is ever sent again
+ * (the Redis client rejects unanswered commands). Of the push, the step that may safely run twice
+ * is the marker's claim; its RPUSH runs only after a claim succeeded (segment-push.ts,
+ * docs/reliability.md "The two-step refill push").
+ */
+
+/** Entries popped (bytes: core/queue-batch.ts reads the digits) and the list's length after the pop. */
+export interface PoppedEntries {
+  entries: Uint8Array[];
+  /** -1 when the length was not read (or its read failed). */
+  length: number;
+}
+
+/** What a segment push did. */
+export interface SegmentPushOutcome {
+  /** Indexes pushed. */
+  pushed: number;
+  /** Set when a run was refused (the marker already at or past its first index): the rest is a gap. */
+  refusedAt?: { from: bigint; mark: bigint };
+}
+
+/** A shard of a deleted app and the highest index it ever allocated (its tombstone). */
+export interface RetiredList {
+  appId: number;
+  shardId: number;
+  maxId: bigint;
+}
+
+/** [error, length] per list, in the order asked; one failed read does not fail the others. */
+export type ListLength = [Error | null, number];
+
+/**
+ * The port (an abstract class so that it is also the Nest injection token). Only the operations
+ * the queue needs: pops, lengths, a segment push, delete and retire.
+ */
+export abstract class QueueLists {
+  /** The request path's pop: up to n entries. */
+  abstract pop(appId: number, shardId: number, n: number): Promise<Uint8Array[]>;
+
+  /** Up to n entries and the length this pop left, atomically (refill-ahead, single gets). */
+  abstract popWithLength(appId: number, shardId: number, n: number): Promise<PoppedEntries>;
+
+  /**
+   * Up to n entries and the length read just after (refill-ahead, batches): not atomic, another
+   * client's pop or push in between moves the length a little (the refill reads it again).
+   */
+  abstract popThenLength(appId: number, shardId: number, n: number): Promise<PoppedEntries>;
+
+  /**
+   * Failover protection (REDIS_WAIT_REPLICAS) is on: the request path pops with `popConfirmed`
+   * and confirms the pops of an on-demand refill with `confirmPops`.
+   *
+   * Why here and not in QueueIdService: a pop is confirmed by Redis's WAIT, which counts the
+   * replicas that have every write made *on the connection that sends it*. The pop and its WAIT
+   * therefore go down one pipeline on one connection, and a reconnect in between (a failover)
+   * makes the confirmation worthless. Connections are Redis's business, so the implementation
+   * does it (replica-ack.service.ts); the port only says "confirmed or QUEUE_NOT_REPLICATED".
+   */
+  abstract readonly confirmsPops: boolean;
+
+  /**
+   * Up to n entries (and with `withLength` the length after the pop), returned only once the
+   * configured replicas confirmed the pop. Unconfirmed entries are dropped (a gap) and
+   * IdGenError(QueueNotReplicated) is thrown; a failed pop throws the backend's error.
+   */
+  abstract popConfirmed(appId: number, shardId: number, n: number, withLength: boolean): Promise<PoppedEntries>;
+
+  /** A mark to pass to `confirmPops` for pops made after this moment. */
+  abstract confirmMark(): number;
+
+  /**
+   * Throws IdGenError(QueueNotReplicated) unless every pop of the shard's list made since `mark`
+   * is confirmed by the replicas.
+   */
+  abstract confirmPops(appId: number, shardId: number, mark: number): Promise<void>;
+
+  /** The list's length. */
+  abstract length(appId: number, shardId: number): Promise<number>;
+
+  /** The lengths of many lists, in order, in bounded batches. */
+  abstract lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]>;
+
+  /** Appends from..to at most once (see above): refused when the marker is at or past `from`. */
+  abstract pushSegment(appId: number, shardId: number, from: bigint, to: bigint): Promise<SegmentPushOutcome>;
+
+  /**
+   * Per shard: deletes the list and raises its marker to `maxId`, atomically. Safe to repeat.
+   * Returns how many lists existed.
+   */
+  abstract retire(shards: readonly RetiredList[]): Promise<number>;
+
+  /** Deletes the lists of these shards of one app (markers kept). Returns how many existed. */
+  abstract deleteLists(appId: number, shardIds: Iterable<number>): Promise<number>;
+}

@@ -1,0 +1,39 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { SnowflakeService } from './snowflake.service';
+
+/** What other modules may read of the snowflake generator's state (readiness, worker-id gauges). */
+@Injectable()
+export class SnowflakeStatus {
+  readonly mode: AppConfig['snowflake']['mode'];
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly service: SnowflakeService,
+  ) {
+    this.mode = config.snowflake.mode;
+  }
+
+  /**
+   * null when SNOWFLAKE_MODE=off; else whether IDs can be issued now and, when not, why (a lost
+   * zk_recycle lease, a record that could not be extended).
+   */
+  readiness(): { ready: true } | { ready: false; reason: string } | null {
+    if (this.mode === 'off') {
+      return null;
+    }
+    const reason = this.service.notServingReason();
+    return reason === null ? { ready: true } : { ready: false, reason };
+  }
+
+  /** Whether this instance holds a worker id (with its lease, in zk_recycle) and may issue IDs. */
+  get serving(): boolean {
+    return this.service.serving;
+  }
+
+  /** The worker id in use, or null when none is held. */
+  get workerId(): number | null {
+    return this.service.workerId;
+  }
+}

@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import { loadConfig } from '../../../src/config/load-config';
+import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
+import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
+import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
+import { TEST_REDIS_URL, deleteByPrefix } from '../../support/test-env';
+import { queueListsContract } from '../../unit/queue-id/queue-lists-contract';
+
+/** RedisQueueLists keeps the QueueLists contract the unit tests' in-memory fake is held to. */
+describe('RedisQueueLists (QueueLists on a real Redis)', () => {
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
+  const replicaAck = new ReplicaAckService(config, redis);
+  const prefixes: string[] = [];
+
+  afterAll(async () => {
+    for (const prefix of prefixes) {
+      await deleteByPrefix(redis, prefix);
+    }
+    redis.disconnect();
+  });
+
+  queueListsContract(() => {
+    const prefix = `test.${randomBytes(4).toString('hex')}.id.gen.`;
+    prefixes.push(prefix);
+    return new RedisQueueLists(redis, new QueueKeys(prefix), replicaAck);
+  });
+});

@@ -1,0 +1,44 @@
+import { createConnection } from 'mysql2/promise';
+import { TEST_MYSQL_URL } from './test-env';
+
+/** An open transaction holding the lock of one id_alloc row. */
+export interface RowLock {
+  /** Transactions of other connections to this database waiting for a lock (the held row's, here). */
+  waiters(): Promise<number>;
+  /** Ends the transaction (the waiting update goes on) and closes the connection. */
+  release(): Promise<void>;
+}
+
+/**
+ * Holds the row lock of (appId, shardId) in `database`'s id_alloc: a refill's allocation of that
+ * shard (the row update) waits until `release`, so a request refilling it on demand stays in
+ * flight for as long as the test needs, without any hook in the service. `waiters` tells when it
+ * got there (information_schema, this database's connections only).
+ */
+export async function holdIdAllocRow(database: string, appId: number, shardId: number): Promise<RowLock> {
+  const url = new URL(TEST_MYSQL_URL);
+  const conn = await createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username) || 'root',
+    password: decodeURIComponent(url.password),
+    database,
+  });
+  await conn.beginTransaction();
+  await conn.query('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ? FOR UPDATE', [appId, shardId]);
+  return {
+    waiters: async () => {
+      const [rows] = await conn.query(
+        `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t
+         JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
+         WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?`,
+        [database],
+      );
+      return Number((rows as Array<{ n: number | string }>)[0].n);
+    },
+    release: async () => {
+      await conn.commit();
+      await conn.end();
+    },
+  };
+}

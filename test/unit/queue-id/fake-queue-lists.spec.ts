@@ -1,0 +1,7 @@
+import { FakeQueueLists } from './fake-queue-lists';
+import { queueListsContract } from './queue-lists-contract';
+
+/** The in-memory lists keep the QueueLists contract (RedisQueueLists runs it in the integration tier). */
+describe('FakeQueueLists', () => {
+  queueListsContract(() => new FakeQueueLists());
+});

@@ -1,0 +1,77 @@
+import { QueueLists } from '../../../src/queue-id/core/queue-lists';
+
+const text = (entries: readonly Uint8Array[]): string[] => entries.map((e) => Buffer.from(e).toString('latin1'));
+
+/**
+ * The semantics every QueueLists keeps (core/queue-lists.ts), as one suite: run against the
+ * in-memory fake (unit) and against RedisQueueLists on a real Redis (integration), so the fake
+ * the service tests rely on cannot drift from the real lists. `make` gives lists with nothing
+ * in them (no list, no marker) for app 1.
+ */
+export function queueListsContract(make: () => QueueLists): void {
+  let lists: QueueLists;
+  beforeEach(() => {
+    lists = make();
+  });
+
+  it('is FIFO: pops of up to n from the head, with the length the pop left', async () => {
+    expect(await lists.pushSegment(1, 0, 1n, 5n)).toEqual({ pushed: 5 });
+    expect(await lists.pushSegment(1, 0, 6n, 7n)).toEqual({ pushed: 2 });
+    expect(text(await lists.pop(1, 0, 2))).toEqual(['1', '2']);
+    const one = await lists.popWithLength(1, 0, 1);
+    expect({ entries: text(one.entries), length: one.length }).toEqual({ entries: ['3'], length: 4 });
+    const rest = await lists.popThenLength(1, 0, 10);
+    expect({ entries: text(rest.entries), length: rest.length }).toEqual({ entries: ['4', '5', '6', '7'], length: 0 });
+    expect(await lists.pop(1, 0, 1)).toEqual([]);
+    expect((await lists.popWithLength(1, 0, 3)).entries).toEqual([]);
+    expect(await lists.length(1, 0)).toBe(0);
+  });
+
+  it('pushes a segment at most once: the same, an overlapping or an older one is refused', async () => {
+    expect(await lists.pushSegment(1, 1, 1n, 5n)).toEqual({ pushed: 5 });
+    expect(await lists.pushSegment(1, 1, 1n, 5n)).toEqual({ pushed: 0, refusedAt: { from: 1n, mark: 5n } });
+    expect(await lists.pushSegment(1, 1, 5n, 9n)).toEqual({ pushed: 0, refusedAt: { from: 5n, mark: 5n } });
+    expect(await lists.pushSegment(1, 1, 3n, 4n)).toMatchObject({ pushed: 0 });
+    expect(await lists.pushSegment(1, 1, 6n, 6n)).toEqual({ pushed: 1 });
+    expect(text(await lists.pop(1, 1, 10))).toEqual(['1', '2', '3', '4', '5', '6']);
+    // Popping does not lower the marker.
+    expect(await lists.pushSegment(1, 1, 6n, 8n)).toMatchObject({ pushed: 0 });
+  });
+
+  it('retires a list: deleted, its marker raised to the tombstone and never lowered', async () => {
+    await lists.pushSegment(1, 2, 1n, 5n);
+    expect(await lists.retire([{ appId: 1, shardId: 2, maxId: 20n }])).toBe(1);
+    expect(await lists.length(1, 2)).toBe(0);
+    expect(await lists.pushSegment(1, 2, 11n, 20n)).toEqual({ pushed: 0, refusedAt: { from: 11n, mark: 20n } });
+    expect(await lists.pushSegment(1, 2, 21n, 22n)).toEqual({ pushed: 2 });
+    // A retire with a lower tombstone (a resent step of an older delete) keeps the marker at 22.
+    expect(await lists.retire([{ appId: 1, shardId: 2, maxId: 10n }])).toBe(1);
+    expect(await lists.pushSegment(1, 2, 22n, 23n)).toMatchObject({ pushed: 0 });
+    // Retiring a shard that never had a list only sets its marker.
+    expect(await lists.retire([{ appId: 1, shardId: 3, maxId: 7n }])).toBe(0);
+    expect(await lists.pushSegment(1, 3, 7n, 8n)).toMatchObject({ pushed: 0 });
+    expect(await lists.pushSegment(1, 3, 8n, 8n)).toEqual({ pushed: 1 });
+  });
+
+  it('deletes lists, counting those that existed, and keeps their markers', async () => {
+    await lists.pushSegment(1, 4, 1n, 3n);
+    await lists.pushSegment(1, 5, 1n, 3n);
+    expect(await lists.deleteLists(1, [4, 5, 6])).toBe(2);
+    expect(await lists.lengths([{ appId: 1, shardId: 4 }, { appId: 1, shardId: 5 }])).toEqual([
+      [null, 0],
+      [null, 0],
+    ]);
+    expect(await lists.pushSegment(1, 4, 1n, 3n)).toMatchObject({ pushed: 0 });
+  });
+
+  it('reads the lengths of many lists in order (0 for one that does not exist)', async () => {
+    await lists.pushSegment(1, 7, 1n, 3n);
+    await lists.pushSegment(1, 9, 1n, 1n);
+    const shards = [7, 8, 9].map((shardId) => ({ appId: 1, shardId }));
+    expect(await lists.lengths(shards)).toEqual([
+      [null, 3],
+      [null, 0],
+      [null, 1],
+    ]);
+  });
+}

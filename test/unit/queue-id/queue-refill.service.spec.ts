@@ -1,0 +1,157 @@
+import { Logger } from '@nestjs/common';
+import { composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
+import { QueueRefillService, RefillRequest } from '../../../src/queue-id/queue-refill.service';
+import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
+import { flush, queueFixture, span } from './queue-fixture';
+
+const APP = 1;
+const SHARD = 5;
+/** A sweep-like refill: skipped when the list holds anything, no waiting for the lock. */
+const ONCE: RefillRequest = { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 };
+
+const asIndexes = (raw: ReadonlyArray<string | Uint8Array>): bigint[] =>
+  raw.map((e) => BigInt(typeof e === 'string' ? e : Buffer.from(e).toString('latin1')));
+
+describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
+  beforeAll(() => {
+    Logger.overrideLogger(false);
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('two refills of one shard at once: one fills the list, the other finds the lock taken', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.repo.holdAllocations();
+    const first = f.refill.refillShard(APP, SHARD, ONCE);
+    await flush();
+    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'busy', pushed: 0 });
+    f.repo.releaseAllocations();
+    expect(await first).toEqual({ status: 'refilled', pushed: 10 });
+    expect(f.repo.allocations).toHaveLength(1);
+    expect(f.lists.indexes(APP, SHARD)).toEqual(span(1, 10));
+  });
+
+  it('a refill that waited for the lock finds the list refilled and allocates nothing', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.repo.holdAllocations();
+    const first = f.refill.refillShard(APP, SHARD, ONCE);
+    await flush();
+    const second = f.refill.refillShard(APP, SHARD, { ...ONCE, lockRetries: 40 });
+    await flush();
+    f.repo.releaseAllocations();
+    expect(await first).toEqual({ status: 'refilled', pushed: 10 });
+    expect(await second).toEqual({ status: 'sufficient', pushed: 0 });
+    expect(f.repo.allocations).toHaveLength(1);
+  });
+
+  it('an on-demand refill while another refill holds the lock waits, then takes from what that one pushed', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.repo.holdAllocations();
+    const refill = f.refill.refillShard(APP, SHARD, ONCE);
+    await flush();
+    const contended = f.locks.contended(f.keys.lock(APP, SHARD));
+    const take = f.refill.takeOnDemand(APP, SHARD, 3);
+    await contended;
+    f.repo.releaseAllocations();
+    await refill;
+    const taken = await take;
+    expect(taken.status).toBe('taken');
+    expect(asIndexes(taken.indexes)).toEqual([1n, 2n, 3n]);
+    expect(f.repo.allocations).toHaveLength(1);
+    expect(f.lists.indexes(APP, SHARD)).toEqual(span(4, 10));
+  });
+
+  it('an on-demand refill whose lock stays held elsewhere takes from a segment of its own and queues the rest', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.lists.append(APP, SHARD, '1');
+    await f.repo.allocate(APP, SHARD, 1); // 1..10: the queued '1' came from it
+    f.locks.hold(f.keys.lock(APP, SHARD));
+    const taken = await f.refill.takeOnDemand(APP, SHARD, 3);
+    expect(f.locks.busy).toBe(1);
+    expect(taken.status).toBe('taken');
+    // The queued index first, then the new segment's first two; its rest queued.
+    expect(asIndexes(taken.indexes)).toEqual([1n, 11n, 12n]);
+    expect(f.lists.indexes(APP, SHARD)).toEqual(span(13, 20));
+  });
+
+  it('a push refused by the marker (the app deleted between allocation and push) leaves its segment as a gap', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.lists.holdPushes();
+    const refill = f.refill.refillShard(APP, SHARD, ONCE);
+    await f.lists.pushWaiting();
+    // The admin delete commits (tombstone 10) and retires the lists: the marker goes to 10.
+    await f.repo.retireApp(APP);
+    await f.queueConfig.cleanUpRetiredLists();
+    f.lists.releasePushes();
+    expect(await refill).toEqual({ status: 'refilled', pushed: 0 });
+    expect(f.lists.pushes).toEqual([{ appId: APP, shardId: SHARD, from: 1n, to: 10n, refused: true }]);
+    expect(f.lists.entries(APP, SHARD)).toEqual([]);
+    expect(f.lists.marker(APP, SHARD)).toBe(10n);
+  });
+
+  it('an on-demand refill whose push is refused still hands out what it took; the rest is a gap', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.lists.setMarker(APP, SHARD, 10n);
+    const taken = await f.refill.takeOnDemand(APP, SHARD, 2);
+    expect(asIndexes(taken.indexes)).toEqual([1n, 2n]);
+    expect(f.lists.pushes).toEqual([{ appId: APP, shardId: SHARD, from: 3n, to: 10n, refused: true }]);
+    expect(f.lists.entries(APP, SHARD)).toEqual([]);
+  });
+
+  it('stops at max_limit_id: the last segment is cut there, then the shard is exhausted', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10, composeQueueId(15n, SHARD, APP));
+    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 10 });
+    expect(await f.refill.refillShard(APP, SHARD, { ...ONCE, skipIfAtLeast: 100 })).toEqual({ status: 'refilled', pushed: 5 });
+    expect(await f.refill.refillShard(APP, SHARD, { ...ONCE, skipIfAtLeast: 100 })).toEqual({ status: 'exhausted', pushed: 0 });
+    expect(f.lists.indexes(APP, SHARD)).toEqual(span(1, 15));
+    const taken = await f.refill.takeOnDemand(APP, 6, 20);
+    expect(taken.status).toBe('exhausted');
+  });
+
+  it('answers missing for a shard without an id_alloc row', async () => {
+    const f = queueFixture();
+    expect(await f.refill.refillShard(9, SHARD, ONCE)).toEqual({ status: 'missing', pushed: 0 });
+    expect(await f.refill.takeOnDemand(9, SHARD, 1)).toEqual({ status: 'missing', indexes: [] });
+  });
+
+  it('the sweep refills the lists at or below the idle ratio only, and counts the busy and failed ones', async () => {
+    const f = queueFixture({ QUEUE_IDLE_RATIO: '0.2' });
+    await f.addApp(APP, 10);
+    f.lists.append(APP, 1, '1', '2', '3'); // above 0.2 × 10: left alone
+    f.lists.append(APP, 2, '1', '2'); // at it: refilled
+    f.locks.hold(f.keys.lock(APP, 3));
+    const sweep = await f.refill.refillLowShards();
+    expect(sweep).toEqual({ checked: 64, refilled: 62, busy: 1, exhausted: 0, failed: 0 });
+    expect(f.lists.entries(APP, 1)).toEqual(['1', '2', '3']);
+    expect(f.lists.entries(APP, 2)).toHaveLength(12);
+    expect(f.lists.entries(APP, 3)).toEqual([]);
+    f.lists.fail = new Error('connect ECONNREFUSED');
+    expect(await f.refill.refillLowShards()).toMatchObject({ checked: 64, refilled: 0, failed: 64 });
+  });
+
+  it('holds a refill between its allocation and its push only when a test hook asks for it', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    const hooks = { refillDelayMs: 1500, clockOffsetMs: 0 };
+    const held = new QueueRefillService(f.config, f.lists, f.keys, f.locks, f.repo, f.registry, hooks, new RefillMonitor());
+    jest.useFakeTimers();
+    const refill = held.refillShard(APP, SHARD, ONCE);
+    await flush();
+    expect(f.repo.allocations).toHaveLength(1);
+    expect(f.lists.pushes).toHaveLength(0);
+    jest.advanceTimersByTime(1500);
+    expect(await refill).toEqual({ status: 'refilled', pushed: 10 });
+    // Without the hook (the fixture's service) the push follows the allocation at once.
+    await f.refill.refillShard(APP, 6, ONCE);
+    expect(f.lists.pushes).toHaveLength(2);
+  });
+});
