@@ -5,15 +5,22 @@
  * On a private redis-server (a free port, no persistence; killed at the end), alternated rounds of:
  * - `LPOP key` (lpopBuffer): the pop with refill-ahead off;
  * - `EVALSHA` of POP_WITH_LENGTH_LUA (LPOP key 1 + LLEN in one script): the pop with it on;
- * - a pipeline `LPOP key` + `LLEN key` (two commands, one round trip): the alternative.
+ * - a pipeline `LPOP key` + `LLEN key` (two commands, one round trip): the alternative;
+ * - since issue 11, QueueRefillService.popAhead: a plain LPOP while the shard's length-read budget
+ *   (core/length-reads.ts) lasts, the script when it is spent.
  * Reports ops/s, client CPU µs per op (process.cpuUsage: the service's own cost, the one that
  * bounds its throughput) and Redis CPU µs per op (INFO commandstats of the private server).
  */
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import Redis from 'ioredis';
-import { PUSH_RANGE_LUA } from '../../src/queue-id/segment-push';
+import { startPrivateRedis } from './lib/private-redis';
+import { pushRange } from '../../src/queue-id/segment-push';
 import { POP_WITH_LENGTH_LUA, popWithLength } from '../../src/queue-id/pop-with-length';
+import { LengthReads } from '../../src/queue-id/core/length-reads';
+
+/** The single get's pop since issue 11: plain while the length-read budget lasts (QueueRefillService.popAhead). */
+const reads = new LengthReads();
+/** The threshold of a shard at step 1,000 (QUEUE_IDLE_RATIO 0.2). */
+const THRESHOLD = 200;
 
 const OPS = Number(process.argv[2] ?? 200_000);
 const CONCURRENCY = Number(process.argv[3] ?? 50);
@@ -32,6 +39,18 @@ const VARIANTS: Variant[] = [
     pop: async (redis) => (await popWithLength(redis, KEY, 1)).entries.length,
   },
   {
+    name: 'LPOP, or EVALSHA when the length-read budget is spent (popAhead)',
+    pop: async (redis) => {
+      if (reads.tryPlain(1, 0)) {
+        return (await redis.lpopBuffer(KEY)) === null ? 0 : 1;
+      }
+      const ticket = reads.readingPop(1, 0, 1);
+      const popped = await popWithLength(redis, KEY, 1);
+      reads.read(1, 0, ticket, popped.length, THRESHOLD);
+      return popped.entries.length;
+    },
+  },
+  {
     name: 'pipeline LPOP + LLEN',
     pop: async (redis) => {
       const replies = (await redis.pipeline().lpopBuffer(KEY).llen(KEY).exec()) ?? [];
@@ -40,41 +59,11 @@ const VARIANTS: Variant[] = [
   },
 ];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
-/** Until the new server answers PING (a fresh client per attempt). */
-async function waitForServer(port: number): Promise<void> {
-  for (let i = 0; ; i++) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
-    try {
-      await probe.connect();
-      await probe.ping();
-      return;
-    } catch (err) {
-      if (i > 50) {
-        throw err;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    } finally {
-      probe.disconnect();
-    }
-  }
-}
 
 async function fill(redis: Redis, n: number): Promise<void> {
   await redis.del(KEY, `{${KEY}}:pushed`);
-  for (let from = 1; from <= n; from += 10_000) {
-    await redis.eval(PUSH_RANGE_LUA, 2, KEY, `{${KEY}}:pushed`, String(from), String(Math.min(from + 9_999, n)));
-  }
+  await pushRange(redis, KEY, `{${KEY}}:pushed`, 1n, BigInt(n));
 }
 
 async function commandUsec(redis: Redis): Promise<number> {
@@ -105,12 +94,8 @@ async function run(redis: Redis, admin: Redis, v: Variant): Promise<{ opsPerSec:
 }
 
 async function main(): Promise<void> {
-  const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const { port, stop } = await startPrivateRedis();
   try {
-    await waitForServer(port);
     const redis = new Redis({ port, host: '127.0.0.1' });
     const admin = new Redis({ port, host: '127.0.0.1' });
     await redis.script('LOAD', POP_WITH_LENGTH_LUA);
@@ -140,7 +125,7 @@ async function main(): Promise<void> {
     redis.disconnect();
     admin.disconnect();
   } finally {
-    server.kill('SIGKILL');
+    stop();
   }
 }
 

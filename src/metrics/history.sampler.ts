@@ -44,11 +44,14 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
 
   onModuleInit(): void {
     const forecast = this.forecast;
-    new Gauge({
+    const text = {
       name: 'shardleaf_queue_capacity_exhaustion_seconds',
       help:
         'Seconds until the app shard has no IDs left under max_limit_id (the 49-bit index range when 0) at the rate its IDs ' +
         'were consumed by all instances over CAPACITY_FORECAST_WINDOW_MS; +Inf when none were consumed; absent until that window has history',
+    };
+    const gauge = new Gauge({
+      ...text,
       labelNames: ['app', 'shard'],
       registers: [this.metrics.register],
       collect() {
@@ -58,6 +61,8 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
         }
       },
     });
+    // One series per app shard (16,384 at 256 apps): written in slices (sliced-registry.ts).
+    this.metrics.register.renderShardGauge(gauge, text, async () => forecast.shards(), (shards) => shards, (f) => f.secondsLeft);
   }
 
   onApplicationBootstrap(): void {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, collectDefaultMetrics } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { LeaseMonitor } from '../lease/lease-monitor';
@@ -11,6 +11,7 @@ import { CounterTotals } from './core/activity-history';
 import { TtlSnapshot } from './core/ttl-snapshot';
 import { HttpCounters, installHttpMetrics } from './http-metrics.hook';
 import { MetricsStateReader } from './metrics-state.reader';
+import { SlicedRegistry } from './sliced-registry';
 import { registerStateMetrics } from './state-metrics';
 import { StateSnapshot } from './state-snapshot';
 
@@ -22,7 +23,7 @@ import { StateSnapshot } from './state-snapshot';
  */
 @Injectable()
 export class MetricsService implements OnModuleInit, OnApplicationShutdown {
-  readonly register = new Registry();
+  readonly register = new SlicedRegistry();
   private unsubscribe: (() => void) | null = null;
   private unsubscribeLeases: (() => void) | null = null;
   private readonly state: TtlSnapshot<StateSnapshot>;

@@ -1,5 +1,6 @@
 import { Gauge, Registry } from 'prom-client';
 import { SegmentBufferView } from '../segment/core/segment-buffer';
+import { SlicedRegistry } from './sliced-registry';
 import { StateSnapshot } from './state-snapshot';
 
 /**
@@ -21,9 +22,11 @@ export function registerStateMetrics(register: Registry, snapshot: () => Promise
       this.set({ backend: 'redis' }, s.backends.redis ? 1 : 0);
     },
   });
-  new Gauge({
-    name: 'shardleaf_queue_length',
-    help: 'Indexes queued in the Redis list of an app shard',
+  // One series per app shard (16,384 at 256 apps): in a SlicedRegistry written in slices between
+  // event-loop turns, once per snapshot (sliced-registry.ts); the collects serve `get()`.
+  const queueLengthText = { name: 'shardleaf_queue_length', help: 'Indexes queued in the Redis list of an app shard' };
+  const queueLength = new Gauge({
+    ...queueLengthText,
     labelNames: ['app', 'shard'],
     registers: [register],
     async collect() {
@@ -34,9 +37,12 @@ export function registerStateMetrics(register: Registry, snapshot: () => Promise
       }
     },
   });
-  new Gauge({
+  const refillSizeText = {
     name: 'shardleaf_queue_refill_size',
     help: "IDs this instance's next refills of an app shard take (the step, doubled while the shard is hot, up to QUEUE_REFILL_MAX_SIZE)",
+  };
+  const refillSize = new Gauge({
+    ...refillSizeText,
     labelNames: ['app', 'shard'],
     registers: [register],
     async collect() {
@@ -47,6 +53,10 @@ export function registerStateMetrics(register: Registry, snapshot: () => Promise
       }
     },
   });
+  if (register instanceof SlicedRegistry) {
+    register.renderShardGauge(queueLength, queueLengthText, snapshot, (s) => s.queueLengths, (q) => q.length);
+    register.renderShardGauge(refillSize, refillSizeText, snapshot, (s) => s.refillSizes, (r) => r.size);
+  }
   new Gauge({
     name: 'shardleaf_queue_remaining_capacity',
     help: 'IDs an app can still hand out under max_limit_id (queued + not yet allocated)',

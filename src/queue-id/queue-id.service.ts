@@ -82,9 +82,9 @@ export class QueueIdService {
         ({ entries: popped, length } = await lists.popConfirmed(appId, shardId, count, this.refill.aheadEnabled));
       } else if (this.refill.aheadEnabled) {
         // A batch pops with a plain LPOP and reads LLEN after it (no script: popping inside Lua
-        // costs Redis 5–9× more CPU per entry); a single get with the one-round-trip script.
-        ({ entries: popped, length } =
-          count === 1 ? await lists.popWithLength(appId, shardId, count) : await lists.popThenLength(appId, shardId, count));
+        // costs Redis 5–9× more CPU per entry); a single get pops plainly while the shard's
+        // length-read budget lasts, else with the one-round-trip script (length -1: not read).
+        ({ entries: popped, length } = await this.refill.popAhead(appId, shardId, shard.step, count));
       } else {
         popped = await lists.pop(appId, shardId, count);
       }

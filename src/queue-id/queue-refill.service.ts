@@ -4,8 +4,9 @@ import { APP_CONFIG } from '../config/config.module';
 import { NO_TEST_HOOKS, TEST_HOOKS, TestHooks } from '../common/test-hooks';
 import { LockService } from '../infra/redis/lock.service';
 import { AppRegistry } from './core/app-registry';
+import { LengthReads } from './core/length-reads';
 import { QueueKeys } from './core/queue-keys';
-import { QueueLists } from './core/queue-lists';
+import { PoppedEntries, QueueLists } from './core/queue-lists';
 import { RefillAhead } from './core/refill-ahead';
 import { needsRefill } from './core/refill-policy';
 import { AllocationResult, IdAllocRepository } from './id-alloc.repository';
@@ -90,6 +91,8 @@ export class QueueRefillService implements BeforeApplicationShutdown {
   private readonly waiting: Array<{ appId: number; shardId: number; step: number }> = [];
   /** Allocation failures already reported to the monitor (not counted twice). */
   private readonly recorded = new WeakSet<object>();
+  /** When a single get reads its list's length (core/length-reads.ts). */
+  private readonly reads = new LengthReads();
   private closing = false;
 
   constructor(
@@ -108,7 +111,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     }),
   ) {}
 
-  /** Refill-ahead on: the request path pops with the list's length and calls `afterPop`. */
+  /** Refill-ahead on: the request path pops with `popAhead` and calls `afterPop` when it read the length. */
   get aheadEnabled(): boolean {
     return this.config.queue.refillAhead;
   }
@@ -322,6 +325,29 @@ export class QueueRefillService implements BeforeApplicationShutdown {
       this.logger.warn(`TEST_REFILL_DELAY_MS: holding ${this.keys.list(appId, shardId)} ${from}..${to} for ${ms} ms`);
       await new Promise((resolve) => setTimeout(resolve, ms));
     }
+  }
+
+  /**
+   * The request path's pop with refill-ahead on: entries, and the list's length after the pop when
+   * it was read (-1 when not). A single get is a plain pop while this instance's budget for the
+   * shard lasts (core/length-reads.ts), else the atomic pop with length (a script); a batch always
+   * reads the length (a plain pop and a length read sent together).
+   */
+  async popAhead(appId: number, shardId: number, step: number, n: number): Promise<PoppedEntries> {
+    if (n === 1 && this.reads.tryPlain(appId, shardId)) {
+      const entries = await this.lists.pop(appId, shardId, 1);
+      if (entries.length === 0) {
+        this.reads.forget(appId, shardId);
+      }
+      return { entries, length: -1 };
+    }
+    const ticket = this.reads.readingPop(appId, shardId, n);
+    const popped =
+      n === 1 ? await this.lists.popWithLength(appId, shardId, n) : await this.lists.popThenLength(appId, shardId, n);
+    if (popped.length >= 0) {
+      this.reads.read(appId, shardId, ticket, popped.length, this.ahead.threshold(appId, shardId, step));
+    }
+    return popped;
   }
 
   /**

@@ -91,7 +91,7 @@ export class RedisQueueLists extends QueueLists {
     );
   }
 
-  /** The idempotent push of segment-push.ts, in script runs of at most 10,000 indexes. */
+  /** The at-most-once push of segment-push.ts: a claim script, then RPUSHes of 10,000 indexes written by the service. */
   pushSegment(appId: number, shardId: number, from: bigint, to: bigint): Promise<SegmentPushOutcome> {
     return pushRange(this.redis, this.keys.list(appId, shardId), this.keys.pushMark(appId, shardId), from, to);
   }

@@ -1,71 +1,145 @@
 import { createHash } from 'node:crypto';
+import { sendPreEncoded } from '../infra/redis/pre-encoded-command';
+import { rpushRangeRequest } from '../infra/redis/resp-range';
 import { RedisClient } from '../infra/redis/redis.tokens';
 
 /**
- * The refill push as one idempotent Lua script: the indexes from..to are generated on the server
- * and pushed only if the list's "pushed up to" marker is below `from`, and the marker is set to
- * `to` in the same script. A push run twice (a client resend after a lost reply, a retry) therefore
- * pushes once; the second run is refused. The segments of one shard come from one id_alloc row
- * whose max_id only grows, so "marker >= from" means already pushed, or older than something
- * pushed: the refused segment becomes a gap, never a second copy.
+ * The refill push in two steps: a claim, then plain RPUSHes.
  *
- * KEYS[1] the list, KEYS[2] its marker (same Cluster slot: QueueKeys.pushMark); ARGV from, to as
- * decimal strings. Indexes stay below 2^49, exact in Lua's doubles; '%d' formats them (tostring
- * would print 1e+14). RPUSH takes at most CHUNK arguments per call (Lua's unpack has a stack
- * limit). Returns {pushed, marker}; pushed = -1 when refused.
+ * 1. The claim (CLAIM_LUA, a script of two key lookups): if the list's "pushed up to" marker is
+ *    below `from`, raise it to `to` and answer "claimed"; otherwise answer "refused" and change
+ *    nothing. The segments of one shard come from one id_alloc row whose max_id only grows, so a
+ *    marker at or past `from` means this segment was claimed before (a second run of the same
+ *    push) or is older than one already claimed: never push it.
+ * 2. Only after the reply "claimed": `RPUSH list from … to` in chunks of PUSH_CHUNK, whose request
+ *    bytes are written here (resp-range.ts) and sent through ioredis as one pre-encoded command
+ *    each (pre-encoded-command.ts). Redis spends ~1,075 instructions per entry on a plain RPUSH
+ *    against ~3,600 when a Lua script makes each index a Redis string (the former single-script
+ *    push), and ioredis no longer handles each index as an argument.
+ *
+ * Why every index still reaches the list at most once:
+ * - A claim is atomic, and only one claim of a segment (or of anything older) can succeed. Only
+ *   the caller holding that successful claim's reply sends the RPUSH, and only then.
+ * - Nothing is ever sent twice by the client: `autoResendUnfulfilledCommands: false`, a Cluster
+ *   does not retry "Connection is closed." (`retryDelayOnFailover: 0`), and a command unanswered
+ *   when its connection closes is rejected at once and never written again (unanswered-commands.ts).
+ *   A Cluster resends a command only on MOVED/ASK/TRYAGAIN/CLUSTERDOWN, which Redis answers
+ *   without executing it. A chunk still in the client's offline queue (never written) goes out
+ *   once after the reconnect.
+ * - A claim whose reply is lost (it may have run) is treated as refused: no RPUSH, the segment is
+ *   a gap. An RPUSH whose reply is lost is not retried: those indexes are queued once, or a gap.
+ * - Two instances never hold the same segment (id_alloc's row update); their claims of different
+ *   segments are ordered by the marker, and the older segment's claim is refused (a gap).
+ * - Redis Cluster: the list and its marker share a slot (QueueKeys.pushMark), so the claim is one
+ *   script on one node, and the RPUSH goes to the node of the same slot.
+ *
+ * What is weaker than a single script: between a claim and its RPUSH (one round trip) another
+ * client can act on the list.
+ * - An admin delete (retireLists: DEL the list, raise the marker to the tombstone) in that window
+ *   deletes the list; the RPUSH then queues the old segment once in a new list of the same name.
+ *   No index twice: the segment was allocated before the delete (it is at most the tombstone), was
+ *   never queued before, and a re-created app allocates only above the tombstone. If the app stays
+ *   deleted, the next reload's cleanup deletes that list again; if it was re-created, the new app
+ *   serves those never-served old indexes once (IDs below its resume point).
+ * - A lowered max_limit_id (the PATCH deletes the lists, markers untouched) in that window: the
+ *   RPUSH queues indexes that may be above the new limit; the request path drops them on pop
+ *   (acceptEntries), exactly as it did for a single-script push that ran just after the DEL.
+ * - The RPUSH is no longer refused by Redis itself if a client sent it twice: that now rests on
+ *   the client never resending (above), which refill-resend*.spec.ts checks by losing the reply of
+ *   a claim and of an RPUSH separately.
+ *
+ * KEYS[1] the list (routes the script to its slot), KEYS[2] its marker; ARGV from, to as decimal
+ * strings below 2^53 (exact in Lua's doubles). Returns {1, to} when claimed, {0, marker} when refused.
  */
-export const PUSH_RANGE_LUA = `
-local from = tonumber(ARGV[1])
-local to = tonumber(ARGV[2])
+export const CLAIM_LUA = `
 local raw = redis.call('GET', KEYS[2])
-local mark = -1
 if raw then
-  mark = tonumber(raw)
+  local mark = tonumber(raw)
   if not mark then
     return redis.error_reply('ERR push marker ' .. KEYS[2] .. ' is not a number')
   end
-end
-if mark >= from then
-  return {-1, string.format('%d', mark)}
-end
-local CHUNK = 1000
-local first = from
-while first <= to do
-  local last = math.min(first + CHUNK - 1, to)
-  local batch = {}
-  local n = 0
-  for i = first, last do
-    n = n + 1
-    batch[n] = string.format('%d', i)
+  if mark >= tonumber(ARGV[1]) then
+    return {0, raw}
   end
-  redis.call('RPUSH', KEYS[1], unpack(batch))
-  first = last + 1
 end
-redis.call('SET', KEYS[2], string.format('%d', to))
-return {to - from + 1, string.format('%d', to)}
+redis.call('SET', KEYS[2], ARGV[2])
+return {1, ARGV[2]}
 `;
 
-const PUSH_RANGE_SHA = createHash('sha1').update(PUSH_RANGE_LUA).digest('hex');
+const CLAIM_SHA = createHash('sha1').update(CLAIM_LUA).digest('hex');
 
 /**
- * Most indexes one script run pushes: a script blocks the Redis server while it runs (every pop of
- * every instance waits behind it; 100,000 took 33–79 ms here), so a step is pushed in runs of
- * 10,000 (a few ms each) and pops go on between them. Each run is idempotent on its own.
+ * Indexes per RPUSH. Redis runs one command at a time: an RPUSH of 10,000 takes well under a
+ * millisecond, and pops of other clients are served between the chunks of a large refill.
  */
-export const MAX_PER_RUN = 10_000n;
+export const PUSH_CHUNK = 10_000;
 
-/** Largest index the script handles exactly (Lua numbers are doubles). */
-const MAX_EXACT = 2n ** 53n - 1n;
+/** Largest index pushed (indexes travel as JS numbers here; accepted ones are below 2^49). */
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface PushOutcome {
   /** Indexes pushed. */
   pushed: number;
-  /** Set when a run was refused (the marker already at or past its first index): the rest is a gap. */
+  /** Set when the claim was refused (the marker already at or past `from`): the segment is a gap. */
   refusedAt?: { from: bigint; mark: bigint };
 }
 
+/** The claim's answer: `claimed`, or refused with the marker found. */
+export type Claim = { claimed: true } | { claimed: false; mark: bigint };
+
 /**
- * RPUSH of from..to to `listKey`, at most once (see PUSH_RANGE_LUA), in runs of MAX_PER_RUN.
+ * Step 1: raises the marker from below `from` to `to` (CLAIM_LUA). EVALSHA, with EVAL when the
+ * server does not know the script (NOSCRIPT: it did not run). Throws when Redis fails or the
+ * reply is lost: the caller must then treat the segment as a gap.
+ */
+export async function claimRange(
+  redis: RedisClient,
+  listKey: string,
+  markKey: string,
+  from: bigint,
+  to: bigint,
+): Promise<Claim> {
+  if (from < 0n || to < from || to > MAX_EXACT) {
+    throw new RangeError(`cannot push ${from}..${to}`);
+  }
+  const args = [listKey, markKey, from.toString(), to.toString()];
+  let reply: unknown;
+  try {
+    reply = await redis.evalsha(CLAIM_SHA, 2, ...args);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) {
+      throw err;
+    }
+    reply = await redis.eval(CLAIM_LUA, 2, ...args);
+  }
+  const [claimed, mark] = reply as [number, string];
+  return claimed === 1 ? { claimed: true } : { claimed: false, mark: BigInt(mark) };
+}
+
+/**
+ * Step 2, only after `claimRange` answered `claimed` for exactly from..to: RPUSH of the indexes
+ * in chunks of PUSH_CHUNK, all written at once (they run in order on the connection). Resolves
+ * with the number pushed; when a chunk fails, rejects with its error after every chunk settled
+ * (the chunks that failed are gaps: their RPUSH ran once or not at all).
+ */
+export async function pushClaimed(redis: RedisClient, listKey: string, from: bigint, to: bigint): Promise<number> {
+  const first = Number(from);
+  const last = Number(to);
+  const chunks: Array<Promise<unknown>> = [];
+  for (let lo = first; lo <= last; lo += PUSH_CHUNK) {
+    const hi = Math.min(lo + PUSH_CHUNK - 1, last);
+    chunks.push(sendPreEncoded(redis, 'rpush', listKey, rpushRangeRequest(listKey, lo, hi)));
+  }
+  const settled = await Promise.allSettled(chunks);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    throw failed.reason;
+  }
+  return last - first + 1;
+}
+
+/**
+ * RPUSH of from..to to `listKey`, at most once: the claim, then (if claimed) the chunks.
  * Refused when the marker is already at or past `from` (then nothing is pushed).
  */
 export async function pushRange(
@@ -75,39 +149,9 @@ export async function pushRange(
   from: bigint,
   to: bigint,
 ): Promise<PushOutcome> {
-  let pushed = 0;
-  for (let first = from; first <= to; first += MAX_PER_RUN) {
-    const last = first + MAX_PER_RUN - 1n < to ? first + MAX_PER_RUN - 1n : to;
-    const run = await pushRun(redis, listKey, markKey, first, last);
-    if (run.refusedAt) {
-      return { pushed, refusedAt: run.refusedAt };
-    }
-    pushed += run.pushed;
+  const claim = await claimRange(redis, listKey, markKey, from, to);
+  if (!claim.claimed) {
+    return { pushed: 0, refusedAt: { from, mark: claim.mark } };
   }
-  return { pushed };
-}
-
-/** One script run. EVALSHA, with EVAL when the server does not know the script (NOSCRIPT: it did not run). */
-async function pushRun(
-  redis: RedisClient,
-  listKey: string,
-  markKey: string,
-  from: bigint,
-  to: bigint,
-): Promise<PushOutcome> {
-  if (from < 0n || to < from || to > MAX_EXACT) {
-    throw new RangeError(`cannot push ${from}..${to}`);
-  }
-  const args = [listKey, markKey, from.toString(), to.toString()];
-  let reply: unknown;
-  try {
-    reply = await redis.evalsha(PUSH_RANGE_SHA, 2, ...args);
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) {
-      throw err;
-    }
-    reply = await redis.eval(PUSH_RANGE_LUA, 2, ...args);
-  }
-  const [pushed, mark] = reply as [number, string];
-  return pushed < 0 ? { pushed: 0, refusedAt: { from, mark: BigInt(mark) } } : { pushed };
+  return { pushed: await pushClaimed(redis, listKey, from, to) };
 }

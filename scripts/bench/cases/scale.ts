@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import Redis from 'ioredis';
 import { cpuMicros } from '../lib/cpu';
 import { BenchEnv, admin, databaseUrl } from '../lib/bench-env';
@@ -37,6 +38,10 @@ interface SizePoint {
   /** Service CPU time (ms, 10 ms ticks) of the first scrape. */
   scrapeCpuMs: number;
   scrapeCachedMs: number;
+  /** Every scrape measured: uncached (the state read again, TTL expired) and cached ones. */
+  scrapes: { uncached: ScrapeTime[]; cached: ScrapeTime[] };
+  /** The longest probe wait over one second without a scrape (the machine's noise floor). */
+  idleProbeMaxMs: number;
   redisBytes: number;
   rssBytes: number;
 }
@@ -61,12 +66,86 @@ async function timedStart(env: BenchEnv, extra: NodeJS.ProcessEnv): Promise<{ se
   return { server, ms: Date.now() - t0, cpuMs: (cpuMicros(server.child.pid) ?? Number.NaN) / 1000 };
 }
 
-async function scrape(server: ServerProc): Promise<number> {
+interface ScrapeTime {
+  /** Wall time of the scrape. */
+  ms: number;
+  /**
+   * The longest wait of a `/health/live` probe sent back to back (one at a time) while the scrape
+   * ran: about the longest time the service's event loop was held (a probe waits for it).
+   */
+  probeMaxMs: number;
+  probes: number;
+}
+
+/**
+ * Back-to-back probes of /health/live until `stop()`: the longest one and how many. In a worker
+ * thread, so the bench's own reading of the scrape (1.7 MB at 256 apps) does not delay a probe.
+ */
+const PROBE_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+let running = true;
+let maxMs = 0;
+let count = 0;
+parentPort.on('message', () => { running = false; });
+(async () => {
+  while (running) {
+    const t0 = process.hrtime.bigint();
+    const res = await fetch(workerData.url);
+    await res.arrayBuffer();
+    if (count === 0) {
+      parentPort.postMessage('ready');
+    } else {
+      maxMs = Math.max(maxMs, Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    count++;
+  }
+  parentPort.postMessage({ maxMs, count: count - 1 });
+})();
+`;
+
+/** Starts the probes; resolves once the first one was answered (the worker is up). */
+async function startProbe(server: ServerProc): Promise<{ stop: () => Promise<{ maxMs: number; count: number }> }> {
+  const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url: `http://127.0.0.1:${server.port}/health/live` } });
+  const messages: unknown[] = [];
+  let wake: (() => void) | null = null;
+  worker.on('message', (m: unknown) => {
+    messages.push(m);
+    wake?.();
+  });
+  const next = async (): Promise<unknown> => {
+    while (messages.length === 0) {
+      await new Promise<void>((resolve, reject) => {
+        wake = resolve;
+        worker.once('error', reject);
+      });
+    }
+    return messages.shift();
+  };
+  await next(); // 'ready'
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      const result = (await next()) as { maxMs: number; count: number };
+      await worker.terminate();
+      return result;
+    },
+  };
+}
+
+async function scrape(server: ServerProc): Promise<ScrapeTime> {
+  const probe = await startProbe(server);
   const t0 = process.hrtime.bigint();
   const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
   await res.text();
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const { maxMs, count } = await probe.stop();
+  return { ms, probeMaxMs: maxMs, probes: count };
 }
+
+/** The service's METRICS_STATE_TTL_MS in this case: a scrape after it reads the state again. */
+const STATE_TTL_MS = 5000;
+/** Scrapes of each kind at each size. */
+const SCRAPES = 3;
 
 async function deleteLists(redis: Redis, env: BenchEnv, apps: Iterable<number>): Promise<void> {
   const keys: string[] = [];
@@ -99,10 +178,11 @@ async function waitRefilled(redis: Redis, env: BenchEnv, apps: number, timeoutMs
   return false;
 }
 
-const COMMON_ENV = { QUEUE_RELOAD_CRON: 'off', LOG_LEVEL: 'warn' };
+const COMMON_ENV = { QUEUE_RELOAD_CRON: 'off', LOG_LEVEL: 'warn', METRICS_STATE_TTL_MS: String(STATE_TTL_MS) };
+
 
 export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: string) => void): Promise<Row[]> {
-  const sizes = opts.quick ? [4, 16, 64] : [16, 64, 256];
+  const sizes = opts.scaleApps ?? (opts.quick ? [4, 16, 64] : [16, 64, 256]);
   log(`scale: ${sizes.join(', ')} apps × 64 shards`);
   const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
   const baseline = await usedMemory(redis);
@@ -135,16 +215,25 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
       const redisBytes = (await usedMemory(redis)) - baseline;
       // Start-up with every list full, then a scrape (state read), then a cached one.
       const warm = await timedStart(env, { ...COMMON_ENV, QUEUE_REFILL_CRON: 'off' });
-      let scrapeMs: number;
       let scrapeCpuMs: number;
-      let scrapeCachedMs: number;
+      const scrapes: SizePoint['scrapes'] = { uncached: [], cached: [] };
       let rssBytes: number;
+      let idleProbeMaxMs: number;
       try {
+        const idle = await startProbe(warm.server);
+        await sleep(1000);
+        idleProbeMaxMs = (await idle.stop()).maxMs;
         const cpu0 = cpuMicros(warm.server.child.pid) ?? Number.NaN;
-        scrapeMs = await scrape(warm.server);
+        scrapes.uncached.push(await scrape(warm.server));
         scrapeCpuMs = ((cpuMicros(warm.server.child.pid) ?? Number.NaN) - cpu0) / 1000;
-        scrapeCachedMs = await scrape(warm.server);
+        scrapes.cached.push(await scrape(warm.server));
         rssBytes = rssOf(warm.server.child.pid);
+        // More of each: cached right after, uncached once the state snapshot expired.
+        for (let i = 1; i < SCRAPES; i++) {
+          await sleep(STATE_TTL_MS + 200);
+          scrapes.uncached.push(await scrape(warm.server));
+          scrapes.cached.push(await scrape(warm.server));
+        }
       } finally {
         await warm.server.stop();
       }
@@ -160,9 +249,11 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
         warmStartCpuMs: warm.cpuMs,
         coldStartMs: cold.ms,
         coldStartCpuMs: cold.cpuMs,
-        scrapeMs,
+        scrapeMs: scrapes.uncached[0].ms,
         scrapeCpuMs,
-        scrapeCachedMs,
+        scrapeCachedMs: scrapes.cached[0].ms,
+        scrapes,
+        idleProbeMaxMs,
         redisBytes,
         rssBytes,
       };
@@ -184,9 +275,15 @@ function describe(p: SizePoint): string {
     `${p.shards} lists: sweep ${ms(p.sweep.fullMs, p.sweep.fullCpuMs)} all empty (${p.sweep.full.refilled} refilled), ` +
     `${ms(p.sweep.steadyMs, p.sweep.steadyCpuMs)} all full; start-up ${ms(p.warmStartMs, p.warmStartCpuMs)} lists full, ` +
     `${ms(p.coldStartMs, p.coldStartCpuMs)} lists empty; /metrics ${ms(p.scrapeMs, p.scrapeCpuMs)}, cached ` +
-    `${p.scrapeCachedMs.toFixed(0)} ms; Redis ${(p.redisBytes / 2 ** 20).toFixed(1)} MiB ` +
+    `${p.scrapeCachedMs.toFixed(0)} ms; scrapes uncached ${scrapeList(p.scrapes.uncached)}, cached ` +
+    `${scrapeList(p.scrapes.cached)} (a probe without scrape: up to ${p.idleProbeMaxMs.toFixed(0)}); Redis ${(p.redisBytes / 2 ** 20).toFixed(1)} MiB ` +
     `(${(p.redisBytes / p.shards / 1024).toFixed(1)} KiB/list); RSS ${(p.rssBytes / 2 ** 20).toFixed(1)} MiB`
   );
+}
+
+/** `wall ms (longest probe wait ms)` of each scrape. */
+function scrapeList(scrapes: readonly ScrapeTime[]): string {
+  return scrapes.map((t) => `${t.ms.toFixed(0)} (block ${t.probeMaxMs.toFixed(0)})`).join(', ');
 }
 
 /** One row per size; the note of the largest says how each figure grew against the number of lists. */

@@ -24,6 +24,8 @@ export interface BenchOptions {
    * wrk when it is installed.
    */
   generators?: Generator[];
+  /** Sizes (apps × 64 shards) of the scale case (`--scale-apps 256` or `16,64,256`); undefined = its defaults. */
+  scaleApps?: number[];
 }
 
 export const CASES = ['queue', 'batch', 'segment', 'snowflake', 'refill', 'ahead', 'client', 'scale'] as const;
@@ -67,6 +69,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
             throw new Error(`--load: unknown generator '${String(g)}' (autocannon, wrk)`);
           }
         }
+        i++;
+        break;
+      case '--scale-apps':
+        opts.scaleApps = (value ?? '').split(',').map((a) => positiveInt('--scale-apps', a));
         i++;
         break;
       case '--only':

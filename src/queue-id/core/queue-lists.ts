@@ -11,8 +11,11 @@
  * - `retire` deletes the list and raises its marker to the given max_id (never lowers it);
  * - a pop takes up to n entries; a "length" is the list's length after that pop.
  *
- * Uniqueness rests on the id_alloc row update (IdAllocRepository.allocate) and on the marker:
- * every write here may run twice (a resend after a lost reply) without handing an index out twice.
+ * Uniqueness rests on the id_alloc row update (IdAllocRepository.allocate) and on the marker.
+ * Every write here may be lost or have run without its reply arriving; none is ever sent again
+ * (the Redis client rejects unanswered commands). Of the push, the step that may safely run twice
+ * is the marker's claim; its RPUSH runs only after a claim succeeded (segment-push.ts,
+ * docs/reliability.md "The two-step refill push").
  */
 
 /** Entries popped (bytes: core/queue-batch.ts reads the digits) and the list's length after the pop. */

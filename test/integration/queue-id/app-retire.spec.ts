@@ -2,7 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
-import { pushRange } from '../../../src/queue-id/segment-push';
+import { claimRange, pushClaimed, pushRange } from '../../../src/queue-id/segment-push';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
 /** A gatePass for the given shard, found by search (the hash is tested elsewhere). */
@@ -122,6 +122,55 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       // Nothing of the old range reached the re-created app's list.
       const queued = await env.redis.lrange(list(8, shard), 0, -1);
       expect(queued.filter((i) => BigInt(i) <= 100n)).toEqual([]);
+    });
+
+    /**
+     * The window of the two-step push (segment-push.ts): a refill claimed its segment before the
+     * delete, and its RPUSH arrives after it. The list was deleted and the marker raised, but a
+     * plain RPUSH is not checked: the old segment lands once in a list of the same name.
+     */
+    it('a segment claimed before the delete and pushed after a re-create is served once, never twice', async () => {
+      const shard = 5;
+      expect((await request(app, 'POST', '/admin/apps', { body: { appId: 14, appName: 'fourteen', step: 100 } })).status).toBe(201);
+      const gatePass = gatePassForShard(shard);
+      const served: bigint[] = await ids(14, gatePass, 30); // 1..30 served, 31..100 queued
+      const inFlight = await app.get(IdAllocRepository).allocate(14, shard, 1);
+      expect(inFlight?.segment).toEqual({ from: 101n, to: 200n });
+      expect(await claimRange(env.redis, list(14, shard), mark(14, shard), 101n, 200n)).toEqual({ claimed: true });
+
+      expect((await request(app, 'DELETE', '/admin/apps/14')).status).toBe(200);
+      expect((await request(app, 'POST', '/admin/apps', { body: { appId: 14, appName: 'fourteen', step: 100 } })).status).toBe(201);
+      // The claimed RPUSH arrives now, in the re-created app's list.
+      expect(await pushClaimed(env.redis, list(14, shard), 101n, 200n)).toBe(100);
+
+      for (let i = 0; i < 4; i++) {
+        served.push(...(await ids(14, gatePass, 100)));
+      }
+      const indexes = served.map((id) => decomposeQueueId(id).index);
+      expect(new Set(indexes.map(String)).size).toBe(indexes.length);
+      // 31..100 were deleted with the old list (a gap); 101..200 were served once; the re-created
+      // app's own segments start above the tombstone (200).
+      expect(indexes.filter((i) => i > 30n && i <= 100n)).toEqual([]);
+      expect(indexes.filter((i) => i > 100n && i <= 200n)).toHaveLength(100);
+      expect((await maxIds('id_alloc_retired', 14))[shard]).toBe('200');
+      const queued = (await env.redis.lrange(list(14, shard), 0, -1)).map(BigInt);
+      expect(queued.filter((i) => indexes.includes(i))).toEqual([]);
+      expect(new Set(queued.map(String)).size).toBe(queued.length);
+    });
+
+    it('a segment claimed before the delete and pushed after it, app not re-created: the reload deletes that list', async () => {
+      const shard = 6;
+      expect((await request(app, 'POST', '/admin/apps', { body: { appId: 15, appName: 'fifteen', step: 100 } })).status).toBe(201);
+      expect((await app.get(IdAllocRepository).allocate(15, shard, 1))?.segment).toEqual({ from: 1n, to: 100n });
+      expect(await claimRange(env.redis, list(15, shard), mark(15, shard), 1n, 100n)).toEqual({ claimed: true });
+      expect((await request(app, 'DELETE', '/admin/apps/15')).status).toBe(200);
+      expect(await pushClaimed(env.redis, list(15, shard), 1n, 100n)).toBe(100);
+      expect(await env.redis.llen(list(15, shard))).toBe(100);
+      // Nothing serves a deleted app; the scheduled reload deletes its lists again.
+      expect((await request(app, 'GET', `/api/id/15?gatePass=${gatePassForShard(shard)}`, { token: null })).status).toBe(404);
+      expect((await app.get(QueueConfigService).reloadAndCleanUp()).deletedLists).toBeGreaterThanOrEqual(1);
+      expect(await env.redis.exists(list(15, shard))).toBe(0);
+      expect(await env.redis.get(mark(15, shard))).toBe('100');
     });
 
     it('concurrent creates of one new appId: one 201, the others 200, 64 rows', async () => {

@@ -2,6 +2,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
+import { claimRange, pushClaimed } from '../../../src/queue-id/segment-push';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
 /** A gatePass for each shard 0..63, found by search (the hash is tested elsewhere). */
@@ -112,6 +114,30 @@ describe('queue refill, cleanup and max_limit_id', () => {
     for (const id of single.json<{ ids: string[] }>().ids) {
       expect(BigInt(id)).toBeLessThanOrEqual(82_000n);
     }
+  });
+
+  it('a segment claimed before max_limit_id was lowered and pushed after it: nothing above the limit, nothing twice', async () => {
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 14, appName: 'lowclaim', step: 100 } })).status).toBe(201);
+    const gp = gatePassForShard(0);
+    expect((await request(app, 'GET', `/api/id/14?gatePass=${gp}&count=10`, { token: null })).status).toBe(200);
+    // A refill in flight: 101..200 allocated and claimed; its RPUSH comes after the PATCH's DEL.
+    expect((await app.get(IdAllocRepository).allocate(14, 0, 1))?.segment).toEqual({ from: 101n, to: 200n });
+    const marker = `{${listKey(14, 0)}}:pushed`;
+    expect(await claimRange(env.redis, listKey(14, 0), marker, 101n, 200n)).toEqual({ claimed: true });
+    const limit = composeQueueId(150n, 63, 14);
+    expect((await request(app, 'PATCH', '/admin/apps/14', { body: { maxLimitId: limit.toString() } })).status).toBe(200);
+    expect(await pushClaimed(env.redis, listKey(14, 0), 101n, 200n)).toBe(100);
+    const got: bigint[] = [];
+    for (;;) {
+      const res = await request(app, 'GET', `/api/id/14?gatePass=${gp}`, { token: null });
+      if (res.status !== 200) {
+        expectError(res, 410, -5);
+        break;
+      }
+      got.push(BigInt(res.body));
+    }
+    // 11..100 went with the deleted list (a gap); of the late push only 101..150 fit the limit.
+    expect(got).toEqual(Array.from({ length: 50 }, (_, i) => composeQueueId(101n + BigInt(i), 0, 14)));
   });
 
   it('lowering max_limit_id drops queued indexes above it', async () => {

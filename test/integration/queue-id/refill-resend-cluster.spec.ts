@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { CLAIM_LUA } from '../../../src/queue-id/segment-push';
 import { FaultProxy } from '../../support/fault-proxy';
 import { pollUntil } from '../../support/poll';
 import { OwnRedisCluster } from '../../support/redis-server';
@@ -25,6 +26,8 @@ describe('refill push whose reply is lost, on a Redis Cluster', () => {
     const node = cluster.servers[0];
     proxy = await FaultProxy.start(node.port);
     master = new Redis(node.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+    // The master knows the claim script, so a struck claim is one that ran (not a NOSCRIPT reply).
+    await master.script('LOAD', CLAIM_LUA);
     await master.config('SET', 'cluster-announce-bus-port', String(node.port + 10000));
     await master.config('SET', 'cluster-announce-port', String(proxy.port));
     // Every master tells the proxy's port for the proxied master's slots.
@@ -49,31 +52,44 @@ describe('refill push whose reply is lost, on a Redis Cluster', () => {
     await env?.cleanup();
   });
 
-  it('a push answered by no reply is not sent again: each queued index once', async () => {
-    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 43, appName: 'resend-cl', step: 100 } })).status).toBe(201);
+  it.each([
+    ['claim', 43],
+    ['RPUSH', 44],
+  ])('the %s of a push answered by no reply is not sent again: each queued index once', async (struckCommand, appId) => {
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId, appName: `resend-cl${appId}`, step: 100 } })).status).toBe(
+      201,
+    );
     // A shard whose list lives on the proxied master.
     let shard = 0;
     while (!(await ownsSlot(shard))) {
       shard++;
     }
-    const list = `${env.keyPrefix}idList_43_${shard}`;
-    const struck = proxy.strikeOnce(
-      (w) => (w[0] === 'RPUSH' && w[1] === list) || (['EVAL', 'EVALSHA'].includes(w[0]) && w[3] === list),
+    const list = `${env.keyPrefix}idList_${appId}_${shard}`;
+    // The push's two commands (segment-push.ts): the claim (a script whose first key is the list), the RPUSH.
+    const struck = proxy.strikeOnce((w) =>
+      struckCommand === 'RPUSH' ? w[0] === 'RPUSH' && w[1] === list : ['EVAL', 'EVALSHA'].includes(w[0]) && w[3] === list,
     );
     const refill = app.get(QueueRefillService);
-    await refill.refillShard(43, shard, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
+    await refill.refillShard(appId, shard, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
     await struck;
     // Anything retried has run once the next command for that node has its reply.
-    await refill.refillShard(43, shard, { skipIfAtLeast: 1000, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
+    await refill.refillShard(appId, shard, { skipIfAtLeast: 1000, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
     const queued = await master.lrange(list, 0, -1);
     expect(queued.length).toBeGreaterThan(0);
     expect(queued.length - new Set(queued).size).toBe(0);
-    const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 43 AND shard_id = ?', [shard])) as Array<{ max_id: string }>;
+    expect(await master.get(`{${list}}:pushed`)).toBe('200');
+    // A lost claim reply: 1..100 is a gap; a lost RPUSH reply: it ran once. The second refill pushed 101..200.
+    expect(queued.map(Number)).toEqual(
+      Array.from({ length: struckCommand === 'RPUSH' ? 200 : 100 }, (_, i) => i + (struckCommand === 'RPUSH' ? 1 : 101)),
+    );
+    const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ?', [appId, shard])) as Array<{
+      max_id: string;
+    }>;
     expect(queued.length).toBeLessThanOrEqual(Number(rows[0].max_id));
 
     async function ownsSlot(s: number): Promise<boolean> {
       try {
-        await master.exists(`${env.keyPrefix}idList_43_${s}`);
+        await master.exists(`${env.keyPrefix}idList_${appId}_${s}`);
         return true;
       } catch {
         return false; // MOVED: another master's slot

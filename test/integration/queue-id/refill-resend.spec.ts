@@ -3,7 +3,8 @@ import Redis from 'ioredis';
 import { REDIS, RedisClient } from '../../../src/infra/redis/redis.tokens';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
-import { FaultProxy } from '../../support/fault-proxy';
+import { CLAIM_LUA } from '../../../src/queue-id/segment-push';
+import { CommandMatcher, FaultProxy } from '../../support/fault-proxy';
 import { OwnRedisServer } from '../../support/redis-server';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 
@@ -12,6 +13,8 @@ import { TestEnv, createTestEnv, request, startApp } from '../../support/test-en
  * cut. The client must not send the push again after reconnecting (nor may a second run of it
  * push twice): the list never holds an index twice, nor more than max_id indexes.
  */
+type Struck = 'claim' | 'RPUSH';
+
 describe('refill push whose reply is lost (no second copy)', () => {
   let env: TestEnv;
   let server: OwnRedisServer;
@@ -25,6 +28,8 @@ describe('refill push whose reply is lost (no second copy)', () => {
     server = await OwnRedisServer.start();
     proxy = await FaultProxy.start(server.port);
     direct = new Redis(server.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+    // The server knows the claim script, so a struck claim is one that ran (not a NOSCRIPT reply).
+    await direct.script('LOAD', CLAIM_LUA);
     app = await startApp(env.config({ REDIS_URL: `redis://127.0.0.1:${proxy.port}/0` }));
   });
 
@@ -38,11 +43,14 @@ describe('refill push whose reply is lost (no second copy)', () => {
 
   const listKey = (appId: number, shard: number): string => `${env.keyPrefix}idList_${appId}_${shard}`;
 
-  /** The push of `list`: an RPUSH to it, or a script (EVAL/EVALSHA) whose first key is it. */
-  const pushTo =
-    (list: string) =>
-    (words: string[]): boolean =>
-      (words[0] === 'RPUSH' && words[1] === list) || (['EVAL', 'EVALSHA'].includes(words[0]) && words[3] === list);
+  /**
+   * The two commands of a push (segment-push.ts): the claim, a script whose first key is the list,
+   * and the RPUSH of the claimed indexes. Each is struck in turn: executed, reply lost, cut.
+   */
+  const commandOf: Record<Struck, (list: string) => CommandMatcher> = {
+    claim: (list) => (words) => ['EVAL', 'EVALSHA'].includes(words[0]) && words[3] === list,
+    RPUSH: (list) => (words) => words[0] === 'RPUSH' && words[1] === list,
+  };
 
   async function maxId(appId: number, shard: number): Promise<bigint> {
     const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ?', [appId, shard])) as Array<{
@@ -64,39 +72,48 @@ describe('refill push whose reply is lost (no second copy)', () => {
     expect(BigInt(queued.length)).toBeLessThanOrEqual(top);
   }
 
-  it('the sweep refill: the push ran, its reply was lost; the list holds each index once', async () => {
-    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 41, appName: 'resend', step: STEP } })).status).toBe(201);
-    const struck = proxy.strikeOnce(pushTo(listKey(41, 0)));
-    const refill = app.get(QueueRefillService);
-    const outcome = await refill
-      .refillShard(41, 0, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })
-      .then((r) => r.status, (err: Error) => `failed: ${err.message}`);
-    await struck;
-    await expectNoIndexTwice(41, 0, []);
-    // The next refill goes on after the segment that was pushed (or lost): still no index twice.
-    await refill.refillShard(41, 0, { skipIfAtLeast: STEP * 10, minWanted: 1, lockRetries: 0 });
-    await expectNoIndexTwice(41, 0, []);
-    expect(await direct.llen(listKey(41, 0))).toBeGreaterThanOrEqual(STEP);
-    expect(typeof outcome).toBe('string');
-  });
+  describe.each([
+    ['claim', 41],
+    ['RPUSH', 42],
+  ] as Array<[Struck, number]>)('the %s of a push ran, its reply was lost', (struckCommand, appId) => {
+    it('the sweep refill: the list holds each index once (the claim lost: a gap; the RPUSH lost: once)', async () => {
+      expect((await request(app, 'POST', '/admin/apps', { body: { appId, appName: `resend${appId}`, step: STEP } })).status).toBe(201);
+      const struck = proxy.strikeOnce(commandOf[struckCommand](listKey(appId, 0)));
+      const refill = app.get(QueueRefillService);
+      const outcome = await refill
+        .refillShard(appId, 0, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })
+        .then((r) => r.status, (err: Error) => `failed: ${err.message}`);
+      await struck;
+      await expectNoIndexTwice(appId, 0, []);
+      // A lost claim reply means no RPUSH (a gap of 1..STEP); a lost RPUSH reply means it ran once.
+      const queued = (await direct.lrange(listKey(appId, 0), 0, -1)).map(Number);
+      expect(queued).toEqual(struckCommand === 'claim' ? [] : Array.from({ length: STEP }, (_, i) => i + 1));
+      expect(await direct.get(`{${listKey(appId, 0)}}:pushed`)).toBe(String(STEP));
+      // The next refill goes on after the segment that was pushed (or lost): still no index twice.
+      await refill.refillShard(appId, 0, { skipIfAtLeast: STEP * 10, minWanted: 1, lockRetries: 0 });
+      await expectNoIndexTwice(appId, 0, []);
+      expect(await direct.llen(listKey(appId, 0))).toBeGreaterThanOrEqual(STEP);
+      expect(outcome).toMatch(/^failed: /);
+    });
 
-  it('the on-demand refill of a request: the rest of its segment is queued at most once', async () => {
-    const gatePass = 'resend-user';
-    const shard = shardOf(gatePass);
-    const struck = proxy.strikeOnce(pushTo(listKey(41, shard)));
-    const first = await request(app, 'GET', `/api/id/41?gatePass=${gatePass}`, { token: null });
-    await struck;
-    const handedOut: bigint[] = [];
-    if (first.status === 200) {
-      handedOut.push(decomposeQueueId(BigInt(first.body)).index);
-    }
-    await expectNoIndexTwice(41, shard, handedOut);
-    // The service goes on serving, and nothing it hands out was handed out or queued before.
-    for (let i = 0; i < 3; i++) {
-      const res = await request(app, 'GET', `/api/id/41?gatePass=${gatePass}&count=50`, { token: null });
-      expect(res.status).toBe(200);
-      handedOut.push(...res.json<{ ids: string[] }>().ids.map((id) => decomposeQueueId(BigInt(id)).index));
-    }
-    await expectNoIndexTwice(41, shard, handedOut);
+    it('the on-demand refill of a request: the rest of its segment is queued at most once', async () => {
+      const gatePass = 'resend-user';
+      const shard = shardOf(gatePass);
+      const struck = proxy.strikeOnce(commandOf[struckCommand](listKey(appId, shard)));
+      const first = await request(app, 'GET', `/api/id/${appId}?gatePass=${gatePass}`, { token: null });
+      await struck;
+      const handedOut: bigint[] = [];
+      if (first.status === 200) {
+        handedOut.push(decomposeQueueId(BigInt(first.body)).index);
+      }
+      await expectNoIndexTwice(appId, shard, handedOut);
+      // The service goes on serving, and nothing it hands out was handed out or queued before.
+      for (let i = 0; i < 3; i++) {
+        const res = await request(app, 'GET', `/api/id/${appId}?gatePass=${gatePass}&count=50`, { token: null });
+        expect(res.status).toBe(200);
+        handedOut.push(...res.json<{ ids: string[] }>().ids.map((id) => decomposeQueueId(BigInt(id)).index));
+      }
+      await expectNoIndexTwice(appId, shard, handedOut);
+    });
   });
 });

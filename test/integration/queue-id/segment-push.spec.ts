@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import Redis, { Cluster } from 'ioredis';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
-import { MAX_PER_RUN, PUSH_RANGE_LUA, pushRange } from '../../../src/queue-id/segment-push';
+import { CLAIM_LUA, PUSH_CHUNK, claimRange, pushClaimed, pushRange } from '../../../src/queue-id/segment-push';
 import { OwnRedisCluster, OwnRedisServer } from '../../support/redis-server';
 
-/** The idempotent refill push (Lua) against a Redis server of the test's own. */
-describe('pushRange (idempotent refill push)', () => {
+/** The refill push (a claim script, then pre-encoded RPUSHes) against a Redis server of the test's own. */
+describe('pushRange (claim, then push at most once)', () => {
   let server: OwnRedisServer;
   let redis: Redis;
   const keys = new QueueKeys('push.test.');
@@ -24,7 +24,7 @@ describe('pushRange (idempotent refill push)', () => {
   const mark = (shard: number): string => keys.pushMark(1, shard);
 
   it('pushes from..to in order on a fresh server (EVALSHA answered NOSCRIPT, then EVAL) and sets the marker', async () => {
-    const sha = createHash('sha1').update(PUSH_RANGE_LUA).digest('hex');
+    const sha = createHash('sha1').update(CLAIM_LUA).digest('hex');
     expect(await redis.script('EXISTS', sha)).toEqual([0]);
     expect(await pushRange(redis, list(0), mark(0), 1n, 2500n)).toEqual({ pushed: 2500 });
     expect(await redis.script('EXISTS', sha)).toEqual([1]);
@@ -48,12 +48,35 @@ describe('pushRange (idempotent refill push)', () => {
     expect(await redis.get(mark(1))).toBe(top.toString());
   });
 
-  it('splits a step above MAX_PER_RUN into several runs, each idempotent', async () => {
-    const to = MAX_PER_RUN * 3n + 5n;
-    expect(await pushRange(redis, list(2), mark(2), 1n, to)).toEqual({ pushed: Number(to) });
-    expect(await redis.llen(list(2))).toBe(Number(to));
-    expect(await redis.lindex(list(2), -1)).toBe(to.toString());
-    expect(await redis.lindex(list(2), Number(MAX_PER_RUN))).toBe((MAX_PER_RUN + 1n).toString());
+  it('pushes a step above PUSH_CHUNK as several RPUSHes, every index once and in order, digits across 9→10', async () => {
+    const from = 99_990n;
+    const to = from + BigInt(PUSH_CHUNK) * 3n + 4n;
+    expect(await pushRange(redis, list(2), mark(2), from, to)).toEqual({ pushed: Number(to - from + 1n) });
+    const entries = await redis.lrange(list(2), 0, -1);
+    expect(entries).toEqual(Array.from({ length: Number(to - from + 1n) }, (_, i) => (from + BigInt(i)).toString()));
+    expect(await redis.get(mark(2))).toBe(to.toString());
+    expect(await pushRange(redis, list(2), mark(2), from, to)).toMatchObject({ pushed: 0 });
+    expect(await redis.llen(list(2))).toBe(entries.length);
+  });
+
+  it('claims a segment once: a second claim of it, or of an older one, is refused and changes nothing', async () => {
+    expect(await claimRange(redis, list(4), mark(4), 1n, 100n)).toEqual({ claimed: true });
+    expect(await redis.get(mark(4))).toBe('100');
+    // A claim is all that was done: nothing queued until its holder pushes.
+    expect(await redis.exists(list(4))).toBe(0);
+    expect(await claimRange(redis, list(4), mark(4), 1n, 100n)).toEqual({ claimed: false, mark: 100n });
+    expect(await claimRange(redis, list(4), mark(4), 50n, 150n)).toEqual({ claimed: false, mark: 100n });
+    expect(await redis.get(mark(4))).toBe('100');
+    expect(await pushClaimed(redis, list(4), 1n, 100n)).toBe(100);
+    expect(await redis.lrange(list(4), 0, -1)).toEqual(Array.from({ length: 100 }, (_, i) => String(i + 1)));
+    expect(await claimRange(redis, list(4), mark(4), 101n, 101n)).toEqual({ claimed: true });
+  });
+
+  it('refuses to claim a range it cannot write exactly', async () => {
+    await expect(claimRange(redis, list(5), mark(5), 5n, 4n)).rejects.toThrow(RangeError);
+    await expect(claimRange(redis, list(5), mark(5), -1n, 4n)).rejects.toThrow(RangeError);
+    await expect(claimRange(redis, list(5), mark(5), 1n, 2n ** 53n)).rejects.toThrow(RangeError);
+    expect(await redis.exists(mark(5))).toBe(0);
   });
 
   it('fails loudly on a marker that is not a number', async () => {
@@ -81,7 +104,15 @@ describe('pushRange on a Redis Cluster: list and marker share a slot', () => {
     const keys = new QueueKeys(prefix);
     for (let shard = 0; shard < 64; shard++) {
       expect(await pushRange(client, keys.list(7, shard), keys.pushMark(7, shard), 1n, 3n)).toEqual({ pushed: 3 });
+      expect(await pushRange(client, keys.list(7, shard), keys.pushMark(7, shard), 1n, 3n)).toMatchObject({ pushed: 0 });
     }
-    expect(await client.llen(keys.list(7, 63))).toBe(3);
+    // The pre-encoded RPUSH reached each list's own node (a wrong node would answer MOVED).
+    for (let shard = 0; shard < 64; shard++) {
+      expect(await client.lrange(keys.list(7, shard), 0, -1)).toEqual(['1', '2', '3']);
+    }
+    const big = BigInt(PUSH_CHUNK) * 2n + 1n;
+    expect(await pushRange(client, keys.list(7, 5), keys.pushMark(7, 5), 4n, 3n + big)).toEqual({ pushed: Number(big) });
+    expect(await client.llen(keys.list(7, 5))).toBe(3 + Number(big));
+    expect(await client.lindex(keys.list(7, 5), -1)).toBe((3n + big).toString());
   });
 });
