@@ -13,7 +13,7 @@ export interface RowLock {
  * Holds the row lock of (appId, shardId) in `database`'s id_alloc: a refill's allocation of that
  * shard (the row update) waits until `release`, so a request refilling it on demand stays in
  * flight for as long as the test needs, without any hook in the service. `waiters` tells when it
- * got there (information_schema, this database's connections only).
+ * got there (information_schema.PROCESSLIST, this database's connections of the same user).
  */
 export async function holdIdAllocRow(database: string, appId: number, shardId: number): Promise<RowLock> {
   const url = new URL(TEST_MYSQL_URL);
@@ -28,10 +28,14 @@ export async function holdIdAllocRow(database: string, appId: number, shardId: n
   await conn.query('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ? FOR UPDATE', [appId, shardId]);
   return {
     waiters: async () => {
+      // PROCESSLIST, not INNODB_TRX: reading the lock tables needs the PROCESS privilege, which the
+      // CI's test user does not have; every user sees its own connections (the service under test
+      // connects as this user). A statement waiting for the held row shows as the allocation's
+      // locking read of id_alloc (also from inside the procedure) or an UPDATE of it.
       const [rows] = await conn.query(
-        `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t
-         JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
-         WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?`,
+        `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST
+         WHERE DB = ? AND ID <> CONNECTION_ID() AND COMMAND = 'Query'
+           AND (INFO LIKE '%id_alloc%FOR UPDATE%' OR INFO LIKE 'UPDATE id_alloc%')`,
         [database],
       );
       return Number((rows as Array<{ n: number | string }>)[0].n);
