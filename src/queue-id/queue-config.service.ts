@@ -3,6 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { LockService } from '../infra/redis/lock.service';
 import { AppRegistry } from './core/app-registry';
+import { LengthReads } from './core/length-reads';
 import { QueueKeys } from './core/queue-keys';
 import { QueueLists } from './core/queue-lists';
 import { IdAllocRepository } from './id-alloc.repository';
@@ -30,6 +31,8 @@ export class QueueConfigService {
     @Inject(LockService) private readonly locks: Pick<LockService, 'withLock'>,
     @Inject(IdAllocRepository) private readonly repo: Pick<IdAllocRepository, 'findAll' | 'findRetiredWithoutRow'>,
     private readonly registry: AppRegistry,
+    /** The request path's length-read budgets (QueueRefillService.popAhead): void after a reload. */
+    private readonly lengthReads: LengthReads = new LengthReads(),
   ) {}
 
   /** Re-reads id_alloc into the registry. Concurrent callers share one read. */
@@ -38,6 +41,8 @@ export class QueueConfigService {
       this.inflight = (async () => {
         try {
           this.registry.replace(await this.repo.findAll());
+          // Lists may have been replaced meanwhile (an app deleted and re-created, a lowered limit).
+          this.lengthReads.forgetAll();
         } finally {
           this.inflight = null;
         }

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AdminAppsController } from './admin/admin-apps.controller';
 import { AdminAppsService } from './admin/admin-apps.service';
 import { AppRegistry } from './core/app-registry';
+import { LengthReads } from './core/length-reads';
 import { QueueKeys } from './core/queue-keys';
 import { QueueLists } from './core/queue-lists';
 import { RefillAhead } from './core/refill-ahead';
@@ -29,6 +30,8 @@ import { ReplicaAckService } from './replica-ack.service';
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
+    // Shared by the request path (QueueRefillService) and the reload that voids it (QueueConfigService).
+    { provide: LengthReads, useFactory: () => new LengthReads() },
     // The one naming of the queue's Redis keys (lists, markers, locks) for this KEY_PREFIX.
     { provide: QueueKeys, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new QueueKeys(config.redis.keyPrefix) },
     // The lists behind their port: the services see QueueLists, only RedisQueueLists sees Redis.

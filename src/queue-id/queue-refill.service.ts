@@ -91,8 +91,6 @@ export class QueueRefillService implements BeforeApplicationShutdown {
   private readonly waiting: Array<{ appId: number; shardId: number; step: number }> = [];
   /** Allocation failures already reported to the monitor (not counted twice). */
   private readonly recorded = new WeakSet<object>();
-  /** When a single get reads its list's length (core/length-reads.ts). */
-  private readonly reads = new LengthReads();
   private closing = false;
 
   constructor(
@@ -109,6 +107,8 @@ export class QueueRefillService implements BeforeApplicationShutdown {
       targetMs: config.queue.refillTargetMs,
       maxSize: config.queue.refillMaxSize,
     }),
+    /** When a single get reads its list's length (core/length-reads.ts); forgotten on each reload. */
+    private readonly reads: LengthReads = new LengthReads(),
   ) {}
 
   /** Refill-ahead on: the request path pops with `popAhead` and calls `afterPop` when it read the length. */

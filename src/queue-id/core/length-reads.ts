@@ -72,6 +72,19 @@ export class LengthReads {
     this.budget[slot] = popsWithoutLength(length - since, threshold);
   }
 
+  /**
+   * Every length is unknown again: the next pop of each shard reads it. Called when id_alloc is
+   * re-read (QueueConfigService.reload: the reload cron, a miss, and after every admin change on
+   * this instance). A list replaced behind this instance's back (an app deleted and re-created, a
+   * lowered max_limit_id deleting its lists, on another instance) is then never served from a
+   * budget earned on the old list for longer than until this instance's next reload; without it,
+   * a budget of up to ~1,500 plain pops (a read at 100,000 entries) could drain a new list of
+   * 1,000 without the read that starts its refill ahead.
+   */
+  forgetAll(): void {
+    this.budget.fill(0);
+  }
+
   /** The list's length is not known any more (a plain pop found it empty): the next pop reads it. */
   forget(appId: number, shardId: number): void {
     const slot = appId * SHARD_COUNT + shardId;

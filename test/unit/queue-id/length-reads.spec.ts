@@ -156,6 +156,16 @@ describe('LengthReads: when a single get reads the list length', () => {
     expect(reads.tryPlain(1, 2)).toBe(true);
   });
 
+  it('forgetAll voids every budget (a reload): the next pop of each shard reads', () => {
+    const reads = new LengthReads();
+    reads.read(1, 2, reads.readingPop(1, 2, 1), 100_000, 200);
+    reads.read(255, 63, reads.readingPop(255, 63, 1), 100_000, 200);
+    expect(reads.tryPlain(1, 2)).toBe(true);
+    reads.forgetAll();
+    expect(reads.tryPlain(1, 2)).toBe(false);
+    expect(reads.tryPlain(255, 63)).toBe(false);
+  });
+
   it('an app or shard outside the layout always reads', () => {
     const reads = new LengthReads();
     reads.read(256, 0, reads.readingPop(256, 0, 1), 100_000, 0);

@@ -5,6 +5,7 @@ import { loadConfig } from '../../../src/config/load-config';
 import { AppRegistry } from '../../../src/queue-id/core/app-registry';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
+import { LengthReads } from '../../../src/queue-id/core/length-reads';
 import { RefillAhead } from '../../../src/queue-id/core/refill-ahead';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
 import { QueueIdService } from '../../../src/queue-id/queue-id.service';
@@ -54,8 +55,9 @@ export function queueFixture(env: Record<string, string> = {}): QueueFixture {
     targetMs: config.queue.refillTargetMs,
     maxSize: config.queue.refillMaxSize,
   });
-  const refill = new QueueRefillService(config, lists, keys, locks, repo, registry, NO_TEST_HOOKS, new RefillMonitor(), ahead);
-  const queueConfig = new QueueConfigService(config, lists, keys, locks, repo, registry);
+  const lengthReads = new LengthReads();
+  const refill = new QueueRefillService(config, lists, keys, locks, repo, registry, NO_TEST_HOOKS, new RefillMonitor(), ahead, lengthReads);
+  const queueConfig = new QueueConfigService(config, lists, keys, locks, repo, registry, lengthReads);
   const service = new QueueIdService(registry, queueConfig, refill, lists);
   return {
     config,

@@ -126,6 +126,25 @@ describe('QueueIdService (in-memory lists and id_alloc)', () => {
     expect(f.refill.ahead.inFlight(APP, SHARD)).toBe(false);
   });
 
+  it('reads a replaced list again after a reload: a budget earned on the old list never skips the new one\'s refill ahead', async () => {
+    const f = queueFixture({ QUEUE_REFILL_AHEAD: 'true', QUEUE_IDLE_RATIO: '0.2' });
+    await f.addApp(APP, 1000); // threshold 200
+    f.lists.append(APP, SHARD, ...Array.from({ length: 20_000 }, (_, i) => String(i + 1)));
+    await f.service.get(APP, gatePass, 1); // reads 19,999 left: ~300 plain pops allowed
+    // Another instance deletes and re-creates the app; its list now holds 250 fresh indexes.
+    await f.lists.deleteLists(APP, [SHARD]);
+    f.lists.append(APP, SHARD, ...Array.from({ length: 250 }, (_, i) => String(50_001 + i)));
+    await f.queueConfig.reload(); // the reload cron (or a local admin change) re-reads id_alloc
+    const before = f.repo.allocations.length;
+    for (let i = 0; i < 50; i++) {
+      await f.service.get(APP, gatePass, 1);
+    }
+    await f.refill.settled();
+    // The 50th pop left 200 (the threshold): one refill ahead, before the list ran dry.
+    expect(f.repo.allocations.length).toBe(before + 1);
+    expect(f.lists.entries(APP, SHARD).length).toBeGreaterThan(200);
+  });
+
   it('reloads on a miss: an app created on another instance since the last reload is served', async () => {
     const f = queueFixture();
     await f.addApp(APP, 10);
