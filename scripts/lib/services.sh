@@ -27,13 +27,18 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
 # npm ci when node_modules is missing or was installed from another package-lock.json. Compared by
 # content (a stamp of the lock's hash written after each install), not by file times: a fresh
 # checkout or git worktree has a newer lock file than any node_modules, and an `npm ci` through a
-# node_modules shared by symlink empties the other checkout's copy. Without a stamp (installed by
-# `.ci/run` or by hand) the installed tree is taken as current and stamped.
+# node_modules shared by symlink empties the other checkout's copy. A tree without a stamp
+# (installed by `.ci/run`, by hand, or before stamps) falls back to the file times once, then is
+# stamped.
 ensure_npm_packages() {
   local stamp=node_modules/.shardleaf-lock.sha256 want
   want=$(sha256sum package-lock.json | cut -d' ' -f1)
-  if [ -f node_modules/.package-lock.json ] && { [ ! -f "$stamp" ] || [ "$(cat "$stamp")" = "$want" ]; }; then
-    printf '%s\n' "$want" >"$stamp"; return
+  if [ -f node_modules/.package-lock.json ]; then
+    if [ -f "$stamp" ]; then
+      [ "$(cat "$stamp")" = "$want" ] && return
+    elif [ ! package-lock.json -nt node_modules/.package-lock.json ]; then
+      printf '%s\n' "$want" >"$stamp"; return
+    fi
   fi
   log "installing npm packages"; npm ci --no-audit --no-fund
   printf '%s\n' "$want" >"$stamp"
