@@ -1,5 +1,5 @@
 import { createConnection } from 'mysql2/promise';
-import { TEST_MYSQL_URL } from './test-env';
+import { testMysqlOptions } from './test-env';
 
 /** An open transaction holding the lock of one id_alloc row. */
 export interface RowLock {
@@ -16,14 +16,7 @@ export interface RowLock {
  * got there (information_schema.PROCESSLIST, this database's connections of the same user).
  */
 export async function holdIdAllocRow(database: string, appId: number, shardId: number): Promise<RowLock> {
-  const url = new URL(TEST_MYSQL_URL);
-  const conn = await createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username) || 'root',
-    password: decodeURIComponent(url.password),
-    database,
-  });
+  const conn = await createConnection(testMysqlOptions(database));
   await conn.beginTransaction();
   await conn.query('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ? FOR UPDATE', [appId, shardId]);
   return {

@@ -33,14 +33,21 @@ function serverUrl(): URL {
   return new URL(TEST_MYSQL_URL);
 }
 
-export async function rootQuery(query: string, database?: string, params: unknown[] = []): Promise<unknown> {
+/** Host, port and account of TEST_MYSQL_URL, for a mysql2 connection to `database`. */
+export function testMysqlOptions(database?: string): { host: string; port: number; user: string; password: string; database?: string } {
   const url = serverUrl();
-  const conn = await createConnection({
+  return {
     host: url.hostname,
     port: Number(url.port || 3306),
     user: decodeURIComponent(url.username) || 'root',
     password: decodeURIComponent(url.password),
     database,
+  };
+}
+
+export async function rootQuery(query: string, database?: string, params: unknown[] = []): Promise<unknown> {
+  const conn = await createConnection({
+    ...testMysqlOptions(database),
     multipleStatements: true,
     supportBigNumbers: true,
     bigNumberStrings: true,

@@ -1,4 +1,3 @@
-import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { NO_TEST_HOOKS } from '../../../src/common/test-hooks';
 import { AppConfig } from '../../../src/config/app-config';
 import { loadConfig } from '../../../src/config/load-config';
@@ -97,18 +96,7 @@ export function indexesOf(ids: readonly bigint[], appId: number, shardId: number
   });
 }
 
-/** The error kind a promise rejects with (fails when it resolves or throws something else). */
-export async function errorKindOf(promise: Promise<unknown>): Promise<ErrorKind> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof IdGenError) {
-      return err.kind;
-    }
-    throw err;
-  }
-  throw new Error('expected an IdGenError');
-}
+export { errorKindOf } from '../../support/error-kind';
 
 /** Lets pending promise callbacks run (not timers). */
 export async function flush(): Promise<void> {

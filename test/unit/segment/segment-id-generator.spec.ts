@@ -1,6 +1,7 @@
-import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
+import { ErrorKind } from '../../../src/common/id-gen.error';
 import { SegmentIdGenerator } from '../../../src/segment/core/segment-id-generator';
 import { FakeClock, FakeLeafAllocStore, flush, range } from './segment-fakes';
+import { errorKindOf } from '../../support/error-kind';
 
 const MINUTE = 60_000;
 
@@ -12,17 +13,6 @@ async function setup(step: number, options: { loadTimeoutMs?: number; maxStep?: 
   return { clock, store, gen };
 }
 
-async function errorKindOf(promise: Promise<unknown>): Promise<ErrorKind> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof IdGenError) {
-      return err.kind;
-    }
-    throw err;
-  }
-  throw new Error('expected an IdGenError');
-}
 
 describe('SegmentIdGenerator', () => {
   it('gives a fresh row (max_id 1, step 2000) the IDs 1, 2, 3 … and continues after 2000', async () => {
