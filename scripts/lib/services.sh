@@ -40,6 +40,12 @@ ensure_npm_packages() {
       printf '%s\n' "$want" >"$stamp"; return
     fi
   fi
+  # A node_modules that is a link into another checkout (a git worktree sharing one install) is
+  # never reinstalled from here: npm ci would empty the other checkout's tree under its feet.
+  if [ -L node_modules ]; then
+    log "node_modules is a link ($(readlink node_modules)): not reinstalling it from here; run npm ci in the checkout it points to"
+    return
+  fi
   log "installing npm packages"; npm ci --no-audit --no-fund
   printf '%s\n' "$want" >"$stamp"
 }

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '../support/free-port';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { shardOf } from '../../src/queue-id/core/queue-id-layout';
@@ -35,17 +35,6 @@ type Healthcheck = { Test: string[]; Interval?: number; Timeout?: number; Retrie
 async function podman(...args: string[]): Promise<string> {
   const { stdout } = await run('podman', args, { maxBuffer: 64 * 1024 * 1024 });
   return stdout.trim();
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('container image', () => {

@@ -1,22 +1,14 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
+import { freePort } from './free-port';
 import { pollUntil } from './poll';
 
-const run = promisify(execFile);
 
-/** A free TCP port on loopback (asked from the OS, then released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const run = promisify(execFile);
 
 /**
  * A redis-server of the test's own (free port, own directory, no persistence), which the test

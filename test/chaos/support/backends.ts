@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import Redis from 'ioredis';
 import { createConnection } from 'mysql2/promise';
-import { freePort } from '../../integration/snowflake/zookeeper-server';
+import { freePort } from '../../support/free-port';
 import { pollUntil } from '../../support/poll';
 import { ManagedProcess } from './managed-process';
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../integration/snowflake/zookeeper-server';
+import { freePort } from '../../support/free-port';
 import { pollUntil } from '../../support/poll';
 import { ManagedProcess } from './managed-process';
 

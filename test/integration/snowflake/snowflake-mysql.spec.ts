@@ -4,7 +4,7 @@ import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
 import { pollUntil } from '../../support/poll';
 import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
-import { freePort } from './zookeeper-server';
+import { freePort } from '../../support/free-port';
 import { QUIET_ENV, getIds, startRefusal, workerIdOf } from './snowflake-harness';
 
 interface Row {

@@ -1,23 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../support/free-port';
 import { pollUntil } from '../../support/poll';
 
-const ZK_SERVER = process.env.ZK_SERVER_SH ?? '/usr/share/zookeeper/bin/zkServer.sh';
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+const ZK_SERVER = process.env.ZK_SERVER_SH ?? '/usr/share/zookeeper/bin/zkServer.sh';
 
 /** Sends a four-letter word; resolves the reply ('' when nothing answers). */
 function fourLetter(port: number, word: string): Promise<string> {
