@@ -15,8 +15,8 @@ export const MAX_NUMBER_INDEX = 2 ** 39 - 1;
 const SHIFT_FACTOR = 2 ** Number(INDEX_SHIFT);
 
 /** An index of up to 15 decimal digits is below 10^15 < 2^53: exact while accumulated. */
-const EXACT_DIGITS = 15;
-const MAX_ENTRY_DIGITS = 16;
+export const EXACT_DIGITS = 15;
+export const MAX_ENTRY_DIGITS = 16;
 
 export interface AcceptOutcome {
   /** An entry above the shard's limit was dropped: the shard is exhausted. */
