@@ -39,7 +39,7 @@ export class QueueIdService {
    * A batch as its JSON body `{"ids":["…",…]}`: the same IDs in the same order as `get`, written
    * from the digits (core/queue-batch.ts) instead of bigint → string → JSON.stringify.
    */
-  async getBatchJson(appId: number, gatePass: string, count: number): Promise<string> {
+  async getBatchJson(appId: number, gatePass: string, count: number): Promise<Buffer> {
     const shardId = shardOf(gatePass);
     const shard = this.knownShard(appId, shardId) ?? (await this.resolveShard(appId, shardId));
     const indexes = await this.takeIndexes(appId, shardId, shard, count);
