@@ -111,26 +111,30 @@ const MAX_ID_BYTES = 19 + 3;
 function writeSmall(out: Buffer, p: number, n: number): number {
   const length = n < 10_000 ? (n < 100 ? (n < 10 ? 1 : 2) : n < 1000 ? 3 : 4) : n < 1_000_000 ? (n < 100_000 ? 5 : 6) : n < 10_000_000 ? 7 : 8;
   let q = p + length;
-  while (n >= 100) {
-    const r = (n % 100) * 2;
-    n = (n / 100) | 0;
+  let v = n | 0;
+  while (v >= 100) {
+    const next = (v / 100) | 0;
+    const r = (v - next * 100) << 1;
+    v = next;
     out[--q] = DIGIT_PAIRS[r + 1];
     out[--q] = DIGIT_PAIRS[r];
   }
-  if (n >= 10) {
-    out[q - 1] = DIGIT_PAIRS[n * 2 + 1];
-    out[q - 2] = DIGIT_PAIRS[n * 2];
+  if (v >= 10) {
+    out[q - 1] = DIGIT_PAIRS[(v << 1) + 1];
+    out[q - 2] = DIGIT_PAIRS[v << 1];
   } else {
-    out[q - 1] = ZERO + n;
+    out[q - 1] = ZERO + v;
   }
   return p + length;
 }
 
-/** Writes n (0 ≤ n < 10^8) at p as exactly 8 digits. */
+/** Writes n (an integer, 0 ≤ n < 10^8) at p as exactly 8 digits. */
 function writeEight(out: Buffer, p: number, n: number): void {
+  let v = n | 0;
   for (let q = p + 8; q > p; ) {
-    const r = (n % 100) * 2;
-    n = (n / 100) | 0;
+    const next = (v / 100) | 0;
+    const r = (v - next * 100) << 1;
+    v = next;
     out[--q] = DIGIT_PAIRS[r + 1];
     out[--q] = DIGIT_PAIRS[r];
   }
