@@ -51,7 +51,8 @@ export class RawBatchPop {
   /**
    * `LPOP key n` (with `LLEN key` after it when withLength), entries above maxIndex dropped and
    * flagged, malformed ones counted (acceptEntries' rules). Rejects when the connection is
-   * unavailable or lost before the reply; an error reply of the LLEN only leaves the length -1.
+   * unavailable or lost before the pop's reply, or when the LLEN's reply does not frame; an error
+   * reply to the LLEN, or a connection lost after the pop's reply, leaves the length -1.
    */
   pop(key: string, n: number, maxIndex: bigint, withLength: boolean): Promise<RawPopped> {
     let link: Link;
@@ -84,7 +85,8 @@ export class RawBatchPop {
           popped = list;
         });
         link.reader.expectInteger((err, length) => {
-          if (popError || !popped) {
+          // A reply that did not frame after the pop's: the stream is not trusted, the pop's entries too (a gap).
+          if (popError || !popped || err instanceof RespProtocolError) {
             reject(popError ?? err ?? new Error('batch-pop connection: no pop reply'));
             return;
           }
@@ -142,7 +144,8 @@ export class RawBatchPop {
 
   private connect(): Link {
     const { host, port } = this.endpoint;
-    const socket = this.endpoint.tls ? tls.connect({ host, port, servername: host }) : net.connect({ host, port });
+    // TLS: the host is the server name checked against the certificate (as ioredis's `tls: {}`).
+    const socket = this.endpoint.tls ? tls.connect({ host, port }) : net.connect({ host, port });
     const link: Link = { socket, reader: new RespPopReader(), ready: false, unsent: '' };
     this.link = link;
     socket.setNoDelay(true);
