@@ -2,15 +2,21 @@
  * CPU per ID of the batch path, in process, old and new alternated on the same Redis:
  * - old: the pop-with-length script (LPOP inside Lua), parseQueueEntry → bigint, composeQueueId,
  *   toString, JSON.stringify (the request path before issue #11's batch work);
- * - new: LPOP + LLEN in one round trip, acceptEntries (numbers), batchBody (the body from digits).
+ * - ioredis: LPOP + LLEN in one round trip through ioredis (a Buffer per entry), acceptEntries
+ *   (numbers), batchBody (the body from digits): the request path of issue #11;
+ * - raw: the same commands on the batch pop's own connection (src/queue-id/raw-batch-pop.ts), the
+ *   reply read straight into indexes (core/resp-pop-reader.ts), batchBody: the request path since.
  * Prints client CPU ns/ID (this process) and Redis CPU ns/ID (INFO commandstats) per round. Use a
  * Redis of its own: the list `bench:batch-cost` is created and deleted, and CONFIG RESETSTAT is run.
  * Usage: node -r ts-node/register/transpile-only scripts/bench/batch-cost.ts redis://127.0.0.1:PORT [batches] [rounds]
+ * (BATCH_COST_PATHS=ioredis,raw runs only the paths whose names start so).
  */
 import Redis from 'ioredis';
 import { acceptEntries, batchBody } from '../../src/queue-id/core/queue-batch';
 import { composeQueueId, parseQueueEntry } from '../../src/queue-id/core/queue-id-layout';
+import { redisUrlParts } from '../../src/config/redis-config';
 import { popWithLength } from '../../src/queue-id/pop-with-length';
+import { RawBatchPop } from '../../src/queue-id/raw-batch-pop';
 
 const N = 1000;
 const KEY = 'bench:batch-cost';
@@ -51,6 +57,28 @@ async function newBatch(redis: Redis): Promise<number> {
   return batchBody(out, SHARD, APP).length;
 }
 
+let raw: RawBatchPop;
+
+/** #11's body: one string per ID, joined (kept here as the reference the Buffer body is measured against). */
+function stringBody(indexes: readonly number[], shardId: number, appId: number): string {
+  const low = shardId * 256 + appId;
+  const parts = new Array<string>(indexes.length);
+  for (let k = 0; k < indexes.length; k++) {
+    parts[k] = String(indexes[k] * 16384 + low);
+  }
+  return `{"ids":["${parts.join('","')}"]}`;
+}
+
+async function rawStringBatch(): Promise<number> {
+  const { indexes } = await raw.pop(KEY, N, MAX_INDEX, true);
+  return stringBody(indexes, SHARD, APP).length;
+}
+
+async function rawBatch(): Promise<number> {
+  const { indexes } = await raw.pop(KEY, N, MAX_INDEX, true);
+  return batchBody(indexes, SHARD, APP).length;
+}
+
 async function measure(redis: Redis, batches: number, fn: (r: Redis) => Promise<number>): Promise<{ client: number; redis: number }> {
   await fill(redis, N * batches + N);
   await redis.config('RESETSTAT');
@@ -79,14 +107,21 @@ async function main(): Promise<void> {
     throw new Error('usage: batch-cost.ts redis://host:port [batches] [rounds]');
   }
   const redis = new Redis(url);
+  raw = new RawBatchPop(redisUrlParts(url));
+  const only = process.env.BATCH_COST_PATHS?.split(',');
   const batches = Number(batchesRaw ?? 2000);
   const rounds = Number(roundsRaw ?? 3);
   try {
     for (let r = 1; r <= rounds; r++) {
       for (const [name, fn] of [
         ['old (script pop, bigint, JSON.stringify)', oldBatch],
-        ['new (LPOP + LLEN, numbers, body from digits)', newBatch],
+        ['ioredis (LPOP + LLEN, numbers, body from digits)', newBatch],
+        ['raw+string (the raw pop, #11 string body)', rawStringBatch],
+        ['raw (LPOP + LLEN on its own connection, read into indexes, Buffer body)', rawBatch],
       ] as const) {
+        if (only && !only.some((o) => name.startsWith(o))) {
+          continue;
+        }
         const m = await measure(redis, batches, fn);
         console.log(`round ${r} ${name}: client ${m.client.toFixed(1)} ns/ID, Redis ${m.redis.toFixed(1)} ns/ID`);
       }
@@ -94,6 +129,7 @@ async function main(): Promise<void> {
   } finally {
     await redis.del(KEY);
     redis.disconnect();
+    await raw.close();
   }
 }
 

@@ -22,6 +22,30 @@ export interface RedisConfig {
   topology: RedisTopology;
 }
 
+/** What REDIS_URL names: the server (standalone), and the credentials, TLS and db used with every topology. */
+export interface RedisUrlParts {
+  host: string;
+  port: number;
+  tls: boolean;
+  username?: string;
+  password?: string;
+  db: number;
+}
+
+/** The parts of a REDIS_URL already checked by readRedisConfig (checkRedisUrl). */
+export function redisUrlParts(url: string): RedisUrlParts {
+  const u = new URL(url);
+  const db = Number(u.pathname.replace(/^\//, '') || '0');
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
+    port: u.port ? Number(u.port) : 6379,
+    tls: u.protocol === 'rediss:',
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: Number.isInteger(db) ? db : 0,
+  };
+}
+
 /**
  * REDIS_URL (standalone, the default), REDIS_SENTINELS + REDIS_SENTINEL_NAME (Sentinel) or
  * REDIS_CLUSTER_NODES (Cluster); Sentinel and Cluster exclude each other.

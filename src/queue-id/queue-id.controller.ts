@@ -26,14 +26,15 @@ export class QueueIdController {
     @Param('appId') appIdRaw: string,
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: JsonReply,
-  ): Promise<string> {
+  ): Promise<string | Buffer> {
     const appId = parseIntParam('appId', appIdRaw, 0, MAX_APP_ID);
     const gatePass = parseRequiredString('gatePass', query.gatePass, this.config.queue.gatePassMaxLength);
     const count = parseCount(query.count, this.config.queue.maxBatch);
     if (count === undefined) {
       return (await this.service.get(appId, gatePass, 1))[0].toString();
     }
-    // `{"ids":[…]}` written by the service (the same bytes JSON.stringify would give).
+    // `{"ids":[…]}` written by the service into one Buffer (the same bytes JSON.stringify would
+    // give): Fastify sends a Buffer as it is, no serializer and no string encoding.
     const body = await this.service.getBatchJson(appId, gatePass, count);
     reply.header('content-type', 'application/json; charset=utf-8');
     return body;

@@ -39,7 +39,7 @@ export class QueueIdService {
    * A batch as its JSON body `{"ids":["…",…]}`: the same IDs in the same order as `get`, written
    * from the digits (core/queue-batch.ts) instead of bigint → string → JSON.stringify.
    */
-  async getBatchJson(appId: number, gatePass: string, count: number): Promise<string> {
+  async getBatchJson(appId: number, gatePass: string, count: number): Promise<Buffer> {
     const shardId = shardOf(gatePass);
     const shard = this.knownShard(appId, shardId) ?? (await this.resolveShard(appId, shardId));
     const indexes = await this.takeIndexes(appId, shardId, shard, count);
@@ -72,26 +72,40 @@ export class QueueIdService {
   /** The indexes of `count` IDs (numbers: an accepted index is ≤ MAX_INDEX < 2^49, exact). */
   private async takeIndexes(appId: number, shardId: number, shard: ShardConfig, count: number): Promise<number[]> {
     const lists = this.lists;
-    const out: number[] = [];
-    let popped: Uint8Array[];
+    let out: number[] = [];
     // The list's length after the pop (refill-ahead only; -1 = not read).
     let length = -1;
+    let exhausted: boolean;
     try {
       if (lists.confirmsPops) {
         // REDIS_WAIT_REPLICAS: the pop (and LLEN) and its WAIT in one round trip on one connection.
+        let popped: Uint8Array[];
         ({ entries: popped, length } = await lists.popConfirmed(appId, shardId, count, this.refill.aheadEnabled));
-      } else if (this.refill.aheadEnabled) {
-        // A batch pops with a plain LPOP and reads LLEN after it (no script: popping inside Lua
-        // costs Redis 5–9× more CPU per entry); a single get pops plainly while the shard's
-        // length-read budget lasts, else with the one-round-trip script (length -1: not read).
-        ({ entries: popped, length } = await this.refill.popAhead(appId, shardId, shard.step, count));
+        exhausted = this.accept(popped, shard, out, appId, shardId);
+      } else if (count > 1) {
+        // A batch: a plain `LPOP key n` (and LLEN with refill ahead; no script: popping inside Lua
+        // costs Redis 5–9× more CPU per entry), read straight into indexes (QueueLists.popIndexes).
+        const popped = this.refill.aheadEnabled
+          ? await this.refill.popAheadBatch(appId, shardId, shard.step, count, shard.maxIndex)
+          : await lists.popIndexes(appId, shardId, count, shard.maxIndex, false);
+        out = popped.indexes;
+        length = popped.length;
+        exhausted = popped.overLimit;
+        this.logMalformed(popped.malformed, appId, shardId);
       } else {
-        popped = await lists.pop(appId, shardId, count);
+        // A single get pops plainly while the shard's length-read budget lasts, else with the
+        // one-round-trip script (length -1: not read).
+        let popped: Uint8Array[];
+        if (this.refill.aheadEnabled) {
+          ({ entries: popped, length } = await this.refill.popAhead(appId, shardId, shard.step));
+        } else {
+          popped = await lists.pop(appId, shardId, 1);
+        }
+        exhausted = this.accept(popped, shard, out, appId, shardId);
       }
     } catch (err) {
       throw this.backendError(err);
     }
-    let exhausted = this.accept(popped, shard, out, appId, shardId);
     if (length >= 0 && out.length === count) {
       // Refill ahead: a pop that left the list low starts one background refill; this request goes on.
       this.refill.afterPop(appId, shardId, shard.step, length);
@@ -136,10 +150,14 @@ export class QueueIdService {
     shardId: number,
   ): boolean {
     const { overLimit, malformed } = acceptEntries(raw, shard.maxIndex, out);
+    this.logMalformed(malformed, appId, shardId);
+    return overLimit;
+  }
+
+  private logMalformed(malformed: number, appId: number, shardId: number): void {
     for (let i = 0; i < malformed; i++) {
       this.logger.warn(`dropped a malformed entry from the list of app ${appId} shard ${shardId}`);
     }
-    return overLimit;
   }
 
   /** Redis or MySQL failing under a request is a 503, not a 500. */

@@ -6,7 +6,7 @@ import { LockService } from '../infra/redis/lock.service';
 import { AppRegistry } from './core/app-registry';
 import { LengthReads } from './core/length-reads';
 import { QueueKeys } from './core/queue-keys';
-import { PoppedEntries, QueueLists } from './core/queue-lists';
+import { PoppedEntries, PoppedIndexes, QueueLists } from './core/queue-lists';
 import { RefillAhead } from './core/refill-ahead';
 import { needsRefill } from './core/refill-policy';
 import { AllocationResult, IdAllocRepository } from './id-alloc.repository';
@@ -328,22 +328,33 @@ export class QueueRefillService implements BeforeApplicationShutdown {
   }
 
   /**
-   * The request path's pop with refill-ahead on: entries, and the list's length after the pop when
-   * it was read (-1 when not). A single get is a plain pop while this instance's budget for the
-   * shard lasts (core/length-reads.ts), else the atomic pop with length (a script); a batch always
-   * reads the length (a plain pop and a length read sent together).
+   * The single get's pop with refill-ahead on: the entry, and the list's length after the pop when
+   * it was read (-1 when not). A plain pop while this instance's budget for the shard lasts
+   * (core/length-reads.ts), else the atomic pop with length (a script).
    */
-  async popAhead(appId: number, shardId: number, step: number, n: number): Promise<PoppedEntries> {
-    if (n === 1 && this.reads.tryPlain(appId, shardId)) {
+  async popAhead(appId: number, shardId: number, step: number): Promise<PoppedEntries> {
+    if (this.reads.tryPlain(appId, shardId)) {
       const entries = await this.lists.pop(appId, shardId, 1);
       if (entries.length === 0) {
         this.reads.forget(appId, shardId);
       }
       return { entries, length: -1 };
     }
+    const ticket = this.reads.readingPop(appId, shardId, 1);
+    const popped = await this.lists.popWithLength(appId, shardId, 1);
+    if (popped.length >= 0) {
+      this.reads.read(appId, shardId, ticket, popped.length, this.ahead.threshold(appId, shardId, step));
+    }
+    return popped;
+  }
+
+  /**
+   * A batch's pop with refill-ahead on: always reads the length (a plain `LPOP key n` and `LLEN`
+   * sent together, QueueLists.popIndexes), the entries read straight into indexes up to maxIndex.
+   */
+  async popAheadBatch(appId: number, shardId: number, step: number, n: number, maxIndex: bigint): Promise<PoppedIndexes> {
     const ticket = this.reads.readingPop(appId, shardId, n);
-    const popped =
-      n === 1 ? await this.lists.popWithLength(appId, shardId, n) : await this.lists.popThenLength(appId, shardId, n);
+    const popped = await this.lists.popIndexes(appId, shardId, n, maxIndex, true);
     if (popped.length >= 0) {
       this.reads.read(appId, shardId, ticket, popped.length, this.ahead.threshold(appId, shardId, step));
     }

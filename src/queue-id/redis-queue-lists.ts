@@ -1,9 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { redisUrlParts } from '../config/redis-config';
 import { deleteKeys, lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from './core/queue-keys';
-import { ListLength, PoppedEntries, QueueLists, RetiredList, SegmentPushOutcome } from './core/queue-lists';
+import { acceptEntries } from './core/queue-batch';
+import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome } from './core/queue-lists';
 import { popWithLength } from './pop-with-length';
+import { RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
 import { defineRetireList, retireList } from './retire-list';
 import { pushRange } from './segment-push';
@@ -17,17 +22,30 @@ const RETIRE_BATCH = 64;
  * every script here touches one slot.
  */
 @Injectable()
-export class RedisQueueLists extends QueueLists {
+export class RedisQueueLists extends QueueLists implements OnApplicationShutdown {
   readonly confirmsPops: boolean;
+  /**
+   * The batch pop's own connection: standalone Redis only, and not when pops must be confirmed by
+   * replicas (their WAIT must run on the connection that popped). Sentinel, Cluster and
+   * REDIS_WAIT_REPLICAS pop batches through ioredis.
+   */
+  readonly rawBatchPop: RawBatchPop | null;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly keys: QueueKeys,
     private readonly replicaAck: ReplicaAckService,
   ) {
     super();
     this.confirmsPops = replicaAck.enabled;
+    this.rawBatchPop =
+      config.redis.topology.kind === 'standalone' && !replicaAck.enabled ? new RawBatchPop(redisUrlParts(config.redis.url)) : null;
     defineRetireList(redis);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.rawBatchPop?.close();
   }
 
   /**
@@ -62,6 +80,21 @@ export class RedisQueueLists extends QueueLists {
       throw err;
     });
     return { entries: entries ?? [], length: await length };
+  }
+
+  /**
+   * A batch pop read straight into indexes on the batch pop's own connection when there is one;
+   * through ioredis (Buffers, then acceptEntries) on Sentinel and Cluster.
+   */
+  async popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {
+    const key = this.keys.list(appId, shardId);
+    if (this.rawBatchPop) {
+      return this.rawBatchPop.pop(key, n, maxIndex, withLength);
+    }
+    const { entries, length } = withLength ? await this.popThenLength(appId, shardId, n) : { entries: await this.pop(appId, shardId, n), length: -1 };
+    const indexes: number[] = [];
+    const { overLimit, malformed } = acceptEntries(entries, maxIndex, indexes);
+    return { indexes, overLimit, malformed, length };
   }
 
   /** The pop (and LLEN) and its WAIT in one pipeline on one connection (replica-ack.service.ts). */

@@ -85,26 +85,25 @@ export async function queueBatchCase(opts: BenchOptions, env: BenchEnv, log: (s:
     const paths = gatePassPerShard().map(
       (g) => `/api/id/${BATCH_APP}?gatePass=${encodeURIComponent(g)}&count=${BATCH}`,
     );
-    // Enough for a run at ~600k ids/s (about what this machine does); a list drained anyway is
-    // refilled on demand, inside the run.
-    const perRun = Math.min(Math.ceil((600_000 * opts.durationS) / 64), 4 * step);
+    // Enough for a quick run at ~6M ids/s (what the batch pop reaches since its own connection);
+    // a list drained anyway is refilled ahead or on demand, inside the run.
+    const perRun = Math.min(Math.ceil((6_000_000 * opts.durationS) / 64), 8 * step);
     const before = (): Promise<void> => topUp(env, service.port, BATCH_APP, perRun);
     const [svc] = await measure(opts, [{ server: service, paths, before }], log);
-    const ids = svc.reqPerSec * BATCH;
-    return [
-      {
-        case: `queue batch count=${BATCH}`,
-        subject: `shardleaf GET /api/id/${BATCH_APP}?count=${BATCH}`,
-        reqPerSec: svc.reqPerSec,
-        idsPerSec: ids,
-        p50Ms: svc.p50,
-        p99Ms: svc.p99,
-        cpuUsPerReq: svc.cpuUsPerReq,
-        target: '≥ 5,000,000 ids/s',
-        met: ids >= 5_000_000,
-        note: failures(svc),
-      },
-    ];
+    // One row per load generator (autocannon, then wrk when installed).
+    return [svc, ...(svc.wrk ? [svc.wrk] : [])].map((r) => ({
+      case: `queue batch count=${BATCH}`,
+      subject: `shardleaf GET /api/id/${BATCH_APP}?count=${BATCH}`,
+      load: r.generator ?? 'autocannon',
+      reqPerSec: r.reqPerSec,
+      idsPerSec: r.reqPerSec * BATCH,
+      p50Ms: r.p50,
+      p99Ms: r.p99,
+      cpuUsPerReq: r.cpuUsPerReq,
+      target: '≥ 5,000,000 ids/s',
+      met: r.reqPerSec * BATCH >= 5_000_000,
+      note: failures(r),
+    }));
   } finally {
     await service.stop();
   }

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   };
   const repo = new IdAllocRepository(dataSource);
   const keys = new QueueKeys(spec.keyPrefix);
-  const lists = new RedisQueueLists(redis, keys, new ReplicaAckService(config, redis));
+  const lists = new RedisQueueLists(redis, config, keys, new ReplicaAckService(config, redis));
   const refill = new QueueRefillService(config, lists, keys, new LockService(redis), repo, new AppRegistry());
   const results: RefillCost[] = [];
   for (const [i, step] of spec.steps.entries()) {

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const registry = new AppRegistry();
   registry.replace(await repo.findAll());
   const keys = new QueueKeys(spec.keyPrefix);
-  const queueLists = new RedisQueueLists(redis, keys, new ReplicaAckService(config, redis));
+  const queueLists = new RedisQueueLists(redis, config, keys, new ReplicaAckService(config, redis));
   const refill = new QueueRefillService(config, queueLists, keys, new LockService(redis), repo, registry);
   const lists = registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => keys.list(app.appId, shard)));
   for (let i = 0; i < lists.length; i += 1000) {

@@ -1,19 +1,13 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import { RedisConfig } from '../../config/redis-config';
+import { RedisConfig, redisUrlParts } from '../../config/redis-config';
 import { RedisClient } from './redis.tokens';
 import { rejectUnansweredOnClose } from './unanswered-commands';
 
 /** Password, TLS and db of REDIS_URL, applied to Sentinel and Cluster connections too. */
 function urlOptions(url: string): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
-  const u = new URL(url);
-  const db = Number(u.pathname.replace(/^\//, '') || '0');
-  return {
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db: Number.isInteger(db) ? db : 0,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-  };
+  const { username, password, db, tls } = redisUrlParts(url);
+  return { username, password, db, tls: tls ? {} : undefined };
 }
 
 /**

@@ -25,6 +25,20 @@ export interface PoppedEntries {
   length: number;
 }
 
+/**
+ * A batch pop's entries read straight into indexes (core/queue-batch.ts acceptEntries' rules:
+ * malformed entries and entries above the limit dropped), and the list's length after the pop.
+ */
+export interface PoppedIndexes {
+  indexes: number[];
+  /** An entry above the limit was dropped: the shard is exhausted. */
+  overLimit: boolean;
+  /** Entries that were not decimal indexes (dropped). */
+  malformed: number;
+  /** -1 when the length was not read (or its read failed). */
+  length: number;
+}
+
 /** What a segment push did. */
 export interface SegmentPushOutcome {
   /** Indexes pushed. */
@@ -59,6 +73,14 @@ export abstract class QueueLists {
    * client's pop or push in between moves the length a little (the refill reads it again).
    */
   abstract popThenLength(appId: number, shardId: number, n: number): Promise<PoppedEntries>;
+
+  /**
+   * The batch pop (n > 1, pops not confirmed by replicas): up to n entries, returned as the indexes
+   * acceptEntries would keep of them with this `maxIndex`, in order; with `withLength`, the length
+   * read just after (as popThenLength: not atomic). On a standalone Redis this reads the reply's
+   * bytes itself (raw-batch-pop.ts); the entries are never returned as bytes.
+   */
+  abstract popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes>;
 
   /**
    * Failover protection (REDIS_WAIT_REPLICAS) is on: the request path pops with `popConfirmed`

@@ -1,11 +1,13 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MAX_NUMBER_INDEX } from '../../../src/queue-id/core/queue-batch';
 import { MAX_INDEX, composeQueueId, parseQueueEntry, shardOf } from '../../../src/queue-id/core/queue-id-layout';
+import { QueueLists } from '../../../src/queue-id/core/queue-lists';
+import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 import { seededRandom as rng } from '../../support/seeded-random';
 
 /**
- * The batch path (plain LPOP + LLEN or the pop script, number arithmetic, the JSON body written from
+ * The batch path (plain LPOP + LLEN read by the batch pop's own connection, number arithmetic, the JSON body written from
  * the digits) against the path before it (`LPOP key n` as Buffers, parseQueueEntry, bigint
  * composeQueueId, toString, JSON.stringify): on the same list contents — runs with gaps, runs out
  * of order, single indexes, leading zeros, indexes around 2^39 (where the ID passes 2^53) and near
@@ -99,6 +101,8 @@ describe('batch path: the same IDs as the path before it', () => {
         const got = count === 1 ? [(await request(app, 'GET', `/api/id/${APP}?gatePass=${GATE_PASS}`)).body] : await batch(app, count);
         expect(got).toEqual(expected);
       }
+      // Every batch went through the batch pop's own connection (raw-batch-pop.ts), single gets did not.
+      expect(app.get<QueueLists, RedisQueueLists>(QueueLists).rawBatchPop?.served).toBe(7);
       // Nothing else was taken from the hand-made part of the list.
       expect(await env.redis.lrange(listKey(), 0, 0)).toEqual(await env.redis.lrange(copy, 0, 0));
       await env.redis.del(copy);
@@ -117,6 +121,7 @@ describe('batch path: the same IDs as the path before it', () => {
       const first = await batch(app, BATCH);
       const second = await batch(app, BATCH - 4);
       expect([...first, ...second]).toEqual(oldIds(good.slice(0, 2 * BATCH - 4).map((g) => Buffer.from(g))));
+      expect(app.get<QueueLists, RedisQueueLists>(QueueLists).rawBatchPop?.served).toBe(2);
     } finally {
       await app.close();
     }

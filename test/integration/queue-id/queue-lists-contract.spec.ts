@@ -13,17 +13,22 @@ describe('RedisQueueLists (QueueLists on a real Redis)', () => {
   const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
   const replicaAck = new ReplicaAckService(config, redis);
   const prefixes: string[] = [];
+  const made: RedisQueueLists[] = [];
 
   afterAll(async () => {
     for (const prefix of prefixes) {
       await deleteByPrefix(redis, prefix);
     }
+    // Each one's batch pop connection (opened by the first popIndexes).
+    await Promise.all(made.map((lists) => lists.onApplicationShutdown()));
     redis.disconnect();
   });
 
   queueListsContract(() => {
     const prefix = `test.${randomBytes(4).toString('hex')}.id.gen.`;
     prefixes.push(prefix);
-    return new RedisQueueLists(redis, new QueueKeys(prefix), replicaAck);
+    const lists = new RedisQueueLists(redis, config, new QueueKeys(prefix), replicaAck);
+    made.push(lists);
+    return lists;
   });
 });

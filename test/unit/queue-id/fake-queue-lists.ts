@@ -1,7 +1,9 @@
 import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
+import { acceptEntries } from '../../../src/queue-id/core/queue-batch';
 import {
   ListLength,
   PoppedEntries,
+  PoppedIndexes,
   QueueLists,
   RetiredList,
   SegmentPushOutcome,
@@ -106,6 +108,14 @@ export class FakeQueueLists implements QueueLists {
 
   async popThenLength(appId: number, shardId: number, n: number): Promise<PoppedEntries> {
     return this.popWithLength(appId, shardId, n);
+  }
+
+  async popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {
+    this.check();
+    const entries = this.take(appId, shardId, n);
+    const indexes: number[] = [];
+    const { overLimit, malformed } = acceptEntries(entries, maxIndex, indexes);
+    return { indexes, overLimit, malformed, length: withLength ? this.size(appId, shardId) : -1 };
   }
 
   async popConfirmed(appId: number, shardId: number, n: number, withLength: boolean): Promise<PoppedEntries> {

@@ -25,7 +25,7 @@ function oldPath(raw: ReadonlyArray<string | Uint8Array>, maxIndex: bigint, shar
 function newPath(raw: ReadonlyArray<string | Uint8Array>, maxIndex: bigint, shardId: number, appId: number) {
   const out: number[] = [];
   const { overLimit, malformed } = acceptEntries(raw, maxIndex, out);
-  return { body: batchBody(out, shardId, appId), overLimit, malformed };
+  return { body: batchBody(out, shardId, appId).toString('latin1'), overLimit, malformed };
 }
 
 const MALFORMED = ['', ' 1', '1 ', '-1', '+1', '1.0', '1e3', '0x10', 'abc', '12345678901234567', '١٢', '1,2', '"7"'];
@@ -81,10 +81,36 @@ describe('queue batch arithmetic (core/queue-batch.ts)', () => {
   it('writes exactly JSON.stringify of the decimal IDs on both sides of 2^53', () => {
     const indexes = [0, 1, MAX_NUMBER_INDEX, MAX_NUMBER_INDEX + 1, Number(MAX_INDEX)];
     const expected = JSON.stringify({ ids: indexes.map((i) => composeQueueId(BigInt(i), 63, 255).toString()) });
-    expect(batchBody(indexes, 63, 255)).toBe(expected);
+    expect(batchBody(indexes, 63, 255).toString('latin1')).toBe(expected);
     // The largest number-arithmetic ID is 2^53 - 1 exactly.
     expect(composeQueueId(BigInt(MAX_NUMBER_INDEX), 63, 255)).toBe(2n ** 53n - 1n);
-    expect(batchBody([], 1, 1)).toBe('{"ids":[]}');
+    expect(batchBody([], 1, 1).toString('latin1')).toBe('{"ids":[]}');
+  });
+
+  it('writes every digit count and the 10^8 split exactly (IDs 0 … 2^53 - 1)', () => {
+    const ids = new Set<bigint>([0n, 2n ** 53n - 1n]);
+    for (let d = 1n; d <= 10n ** 16n; d *= 10n) {
+      for (const id of [d - 1n, d, d + 1n, d * 9n + 7n, 10n ** 8n * d + 99n, 10n ** 8n * d - 1n]) {
+        ids.add(id);
+      }
+    }
+    const random = rng(53);
+    for (let i = 0; i < 2000; i++) {
+      ids.add(BigInt(Math.floor(random() * 2 ** 53)) >> BigInt(Math.floor(random() * 53)));
+    }
+    for (const appId of [0, 255]) {
+      for (const shardId of [0, 63]) {
+        const low = (BigInt(shardId) << 8n) | BigInt(appId);
+        // The two indexes whose IDs (with this shard and app) straddle each value: every digit-count change is crossed.
+        const indexes = [...ids]
+          .filter((id) => id >= low)
+          .flatMap((id) => [(id - low) >> 14n, ((id - low) >> 14n) + 1n])
+          .filter((i) => i <= BigInt(MAX_NUMBER_INDEX))
+          .map(Number);
+        const expected = JSON.stringify({ ids: indexes.map((i) => ((BigInt(i) << 14n) | low).toString()) });
+        expect(batchBody(indexes, shardId, appId).toString('latin1')).toBe(expected);
+      }
+    }
   });
 
   it('drops everything when even index 0 is above the limit', () => {

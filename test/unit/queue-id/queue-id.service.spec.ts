@@ -29,7 +29,7 @@ describe('QueueIdService (in-memory lists and id_alloc)', () => {
     const f = queueFixture();
     await f.addApp(APP, 10);
     f.lists.append(APP, SHARD, '7', '8', '9');
-    const body = JSON.parse(await f.service.getBatchJson(APP, gatePass, 3)) as { ids: string[] };
+    const body = JSON.parse((await f.service.getBatchJson(APP, gatePass, 3)).toString('latin1')) as { ids: string[] };
     expect(body.ids.map((id) => BigInt(id))).toEqual([7n, 8n, 9n].map((i) => composeQueueId(i, SHARD, APP)));
   });
 

@@ -27,6 +27,16 @@ export function queueListsContract(make: () => QueueLists): void {
     expect(await lists.length(1, 0)).toBe(0);
   });
 
+  it('pops a batch as indexes: in order, over-limit entries dropped and flagged, with or without the length', async () => {
+    expect(await lists.pushSegment(1, 10, 1n, 8n)).toEqual({ pushed: 8 });
+    expect(await lists.popIndexes(1, 10, 3, 100n, true)).toEqual({ indexes: [1, 2, 3], overLimit: false, malformed: 0, length: 5 });
+    expect(await lists.popIndexes(1, 10, 3, 5n, false)).toEqual({ indexes: [4, 5], overLimit: true, malformed: 0, length: -1 });
+    expect(await lists.popIndexes(1, 10, 10, 100n, true)).toEqual({ indexes: [7, 8], overLimit: false, malformed: 0, length: 0 });
+    // No list: nothing popped.
+    expect(await lists.popIndexes(1, 10, 5, 100n, true)).toEqual({ indexes: [], overLimit: false, malformed: 0, length: 0 });
+    expect(await lists.popIndexes(1, 10, 5, 100n, false)).toEqual({ indexes: [], overLimit: false, malformed: 0, length: -1 });
+  });
+
   it('pushes a segment at most once: the same, an overlapping or an older one is refused', async () => {
     expect(await lists.pushSegment(1, 1, 1n, 5n)).toEqual({ pushed: 5 });
     expect(await lists.pushSegment(1, 1, 1n, 5n)).toEqual({ pushed: 0, refusedAt: { from: 1n, mark: 5n } });

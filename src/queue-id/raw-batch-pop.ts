@@ -1,0 +1,244 @@
+import { Logger } from '@nestjs/common';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import { RedisUrlParts } from '../config/redis-config';
+import { PoppedIndexList, RespPopReader, RespProtocolError } from './core/resp-pop-reader';
+
+/** As the ioredis client (redis-client.factory.ts). */
+const CONNECT_TIMEOUT_MS = 3000;
+/** Backoff after a connection that never became ready: 100 ms, doubling, at most 2 s. */
+const BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 2000;
+
+/** The accepted indexes of one batch pop and the length read after it (-1: not read, or its read failed). */
+export interface RawPopped extends PoppedIndexList {
+  length: number;
+}
+
+/** One connection and the reader of its replies; a lost connection is never reused. */
+interface Link {
+  socket: net.Socket;
+  reader: RespPopReader;
+  ready: boolean;
+  /** Requests of this turn of the event loop not written yet (one write for all of them, setImmediate). */
+  unsent: string;
+}
+
+/**
+ * The batch pop's own Redis connection (standalone REDIS_URL only): `LPOP key n` (and `LLEN key`
+ * in the same write) sent as RESP bytes, the reply read by core/resp-pop-reader.ts straight into
+ * accepted indexes (no Buffer per entry: ioredis's decoding was the largest cost of a batch,
+ * docs/performance.md). Nothing else goes over it.
+ *
+ * Safety, as the ioredis client's guards (unanswered-commands.ts): a command is written once and
+ * never again. A lost connection or any reply that does not frame as expected destroys the
+ * connection and fails every command waiting on it (their entries, popped or not, are a gap); the
+ * next pop connects again, after a backoff when the last attempt never became ready. AUTH and
+ * SELECT from REDIS_URL go first on every connection; an error reply to them drops it.
+ */
+export class RawBatchPop {
+  private readonly logger = new Logger('RawBatchPop');
+  private link: Link | null = null;
+  private failures = 0;
+  private retryAt = 0;
+  private closed = false;
+  private lastError = '';
+  /** Pops answered over this connection (tests check the path is in use). */
+  served = 0;
+
+  constructor(private readonly endpoint: RedisUrlParts) {}
+
+  /**
+   * `LPOP key n` (with `LLEN key` after it when withLength), entries above maxIndex dropped and
+   * flagged, malformed ones counted (acceptEntries' rules). Rejects when the connection is
+   * unavailable or lost before the pop's reply, or when the LLEN's reply does not frame; an error
+   * reply to the LLEN, or a connection lost after the pop's reply, leaves the length -1.
+   */
+  pop(key: string, n: number, maxIndex: bigint, withLength: boolean): Promise<RawPopped> {
+    let link: Link;
+    try {
+      link = this.connection();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    const keyBytes = Buffer.byteLength(key);
+    const count = String(n);
+    let request = `*3\r\n$4\r\nLPOP\r\n$${keyBytes}\r\n${key}\r\n$${count.length}\r\n${count}\r\n`;
+    if (withLength) {
+      request += `*2\r\n$4\r\nLLEN\r\n$${keyBytes}\r\n${key}\r\n`;
+    }
+    return new Promise<RawPopped>((resolve, reject) => {
+      if (!withLength) {
+        link.reader.expectPop(n, maxIndex, (err, list) => {
+          if (err) {
+            reject(err);
+            return;
+          }
+          this.served++;
+          resolve({ ...(list as PoppedIndexList), length: -1 });
+        });
+      } else {
+        let popError: Error | null = null;
+        let popped: PoppedIndexList | undefined;
+        link.reader.expectPop(n, maxIndex, (err, list) => {
+          popError = err;
+          popped = list;
+        });
+        link.reader.expectInteger((err, length) => {
+          // A reply that did not frame after the pop's: the stream is not trusted, the pop's entries too (a gap).
+          if (popError || !popped || err instanceof RespProtocolError) {
+            reject(popError ?? err ?? new Error('batch-pop connection: no pop reply'));
+            return;
+          }
+          this.served++;
+          resolve({ ...popped, length: err ? -1 : (length as number) });
+        });
+      }
+      this.send(link, request);
+    });
+  }
+
+  /**
+   * Requests made in one turn of the event loop (the HTTP requests read together) go out in one
+   * write: one syscall instead of one per request. Written in the order their replies are
+   * expected; a link dropped before the write never sends them (they already failed).
+   */
+  private send(link: Link, request: string): void {
+    if (link.unsent.length === 0) {
+      setImmediate(() => {
+        const bytes = link.unsent;
+        link.unsent = '';
+        if (this.link === link && bytes.length > 0) {
+          link.socket.write(bytes);
+        }
+      });
+    }
+    link.unsent += request;
+  }
+
+  /** Closes the connection for good (app shutdown); waiting pops fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const link = this.link;
+    if (!link) {
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      link.socket.once('close', () => resolve());
+      link.socket.destroy();
+    });
+  }
+
+  private connection(): Link {
+    if (this.closed) {
+      throw new Error('batch-pop connection: closed');
+    }
+    if (this.link) {
+      return this.link;
+    }
+    if (Date.now() < this.retryAt) {
+      throw new Error(`batch-pop connection to Redis unavailable (${this.lastError || 'reconnecting'})`);
+    }
+    return this.connect();
+  }
+
+  private connect(): Link {
+    const { host, port } = this.endpoint;
+    // TLS: the host is the server name checked against the certificate (as ioredis's `tls: {}`).
+    const socket = this.endpoint.tls ? tls.connect({ host, port }) : net.connect({ host, port });
+    const link: Link = { socket, reader: new RespPopReader(), ready: false, unsent: '' };
+    this.link = link;
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 30_000);
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => {
+      if (!link.ready) {
+        socket.destroy(new Error(`connect timeout after ${CONNECT_TIMEOUT_MS} ms`));
+      }
+    });
+    let failure: Error | null = null;
+    socket.on('error', (err: Error) => {
+      failure ??= err;
+    });
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        link.reader.feed(chunk);
+      } catch (err) {
+        // Nothing after a reply that does not frame can be attributed to a command: drop it all.
+        failure = err instanceof RespProtocolError ? err : new RespProtocolError((err as Error).message);
+        this.drop(link, failure);
+        socket.destroy();
+      }
+    });
+    socket.on('close', () => {
+      this.drop(link, failure ?? new Error('batch-pop connection: connection closed'));
+    });
+    this.handshake(link, () => {
+      link.ready = true;
+      socket.setTimeout(0);
+      this.failures = 0;
+      this.lastError = '';
+    });
+    return link;
+  }
+
+  /** AUTH and SELECT of REDIS_URL, written before any pop (pops written meanwhile follow them). */
+  private handshake(link: Link, onReady: () => void): void {
+    const { username, password, db } = this.endpoint;
+    const commands: string[][] = [];
+    if (password !== undefined) {
+      commands.push(username !== undefined ? ['AUTH', username, password] : ['AUTH', password]);
+    }
+    if (db !== 0) {
+      commands.push(['SELECT', String(db)]);
+    }
+    if (commands.length === 0) {
+      link.socket.once(this.endpoint.tls ? 'secureConnect' : 'connect', onReady);
+      return;
+    }
+    let left = commands.length;
+    for (const args of commands) {
+      link.reader.expectOk((err) => {
+        if (err) {
+          const failure = new Error(`batch-pop connection: ${args[0]} failed: ${err.message}`);
+          this.drop(link, failure);
+          link.socket.destroy();
+          return;
+        }
+        if (--left === 0) {
+          onReady();
+        }
+      });
+      link.socket.write(encode(args));
+    }
+  }
+
+  /** The connection is gone: every waiting command fails; the next pop reconnects (after a backoff if it never became ready). */
+  private drop(link: Link, err: Error): void {
+    if (this.link !== link) {
+      return;
+    }
+    this.link = null;
+    link.unsent = '';
+    if (link.ready) {
+      this.failures = 0;
+      this.retryAt = 0;
+    } else {
+      this.failures++;
+      this.retryAt = Date.now() + Math.min(BACKOFF_MS * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
+    }
+    if (err.message !== this.lastError && !this.closed) {
+      this.lastError = err.message;
+      this.logger.warn(`batch-pop connection lost: ${err.message}`);
+    }
+    link.reader.failAll(err);
+  }
+}
+
+/** A command as RESP (arguments as UTF-8). */
+function encode(args: readonly string[]): string {
+  let out = `*${args.length}\r\n`;
+  for (const a of args) {
+    out += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
+  }
+  return out;
+}

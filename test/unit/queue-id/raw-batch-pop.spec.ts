@@ -1,0 +1,150 @@
+import { Logger } from '@nestjs/common';
+import { AddressInfo, Server, Socket, createServer } from 'node:net';
+import { RawBatchPop } from '../../../src/queue-id/raw-batch-pop';
+
+/**
+ * The batch pop connection against a scripted server (no Redis): what it writes, and what it does
+ * with replies that are cut, broken or refused. Each connection the server accepts gets the next
+ * script: a function of the bytes received so far that answers (or closes).
+ */
+type Script = (socket: Socket, received: string) => void;
+
+class ScriptedServer {
+  readonly connections: string[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly scripts: Script[],
+  ) {
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      const script = this.scripts.shift();
+      const n = this.connections.push('') - 1;
+      socket.on('data', (chunk: Buffer) => {
+        this.connections[n] += chunk.toString('latin1');
+        script?.(socket, this.connections[n]);
+      });
+    });
+  }
+
+  static async start(scripts: Script[]): Promise<ScriptedServer> {
+    const s = new ScriptedServer(createServer(), scripts);
+    await new Promise<void>((resolve) => s.server.listen(0, '127.0.0.1', resolve));
+    return s;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) {
+      socket.destroy();
+    }
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const LPOP_LLEN = '*3\r\n$4\r\nLPOP\r\n$1\r\nk\r\n$1\r\n3\r\n*2\r\n$4\r\nLLEN\r\n$1\r\nk\r\n';
+const POP_REPLY = '*3\r\n$1\r\n7\r\n$1\r\n8\r\n$1\r\n9\r\n';
+
+/** Answers once the whole request arrived. */
+const when =
+  (request: string, reply: (socket: Socket) => void): Script =>
+  (socket, received) => {
+    if (received.endsWith(request)) {
+      reply(socket);
+    }
+  };
+
+describe('RawBatchPop (the batch pop connection)', () => {
+  let server: ScriptedServer | undefined;
+  let pop: RawBatchPop | undefined;
+
+  beforeAll(() => {
+    // The connection's warnings ("batch-pop connection lost") are expected here.
+    Logger.overrideLogger(false);
+  });
+
+  afterEach(async () => {
+    await pop?.close();
+    await server?.close();
+    pop = undefined;
+    server = undefined;
+  });
+
+  const endpoint = (port: number, extra: Partial<{ username: string; password: string; db: number }> = {}) => ({
+    host: '127.0.0.1',
+    port,
+    tls: false,
+    db: 0,
+    ...extra,
+  });
+
+  it('writes AUTH and SELECT first, then LPOP and LLEN, and reads the reply into indexes', async () => {
+    server = await ScriptedServer.start([
+      when(LPOP_LLEN, (s) => s.write(`+OK\r\n+OK\r\n${POP_REPLY}:5\r\n`)),
+    ]);
+    pop = new RawBatchPop(endpoint(server.port, { username: 'u', password: 'p w', db: 3 }));
+    expect(await pop.pop('k', 3, 8n, true)).toEqual({ indexes: [7, 8], overLimit: true, malformed: 0, length: 5 });
+    expect(server.connections).toEqual([
+      `*3\r\n$4\r\nAUTH\r\n$1\r\nu\r\n$3\r\np w\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n${LPOP_LLEN}`,
+    ]);
+  });
+
+  it('pops of one event-loop turn go out in one write, their replies matched in order', async () => {
+    const two = LPOP_LLEN + LPOP_LLEN;
+    server = await ScriptedServer.start([when(two, (s) => s.write(`${POP_REPLY}:3\r\n*1\r\n$2\r\n10\r\n:2\r\n`))]);
+    pop = new RawBatchPop(endpoint(server.port));
+    const [a, b] = await Promise.all([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
+    expect(a).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 3 });
+    expect(b).toEqual({ indexes: [10], overLimit: false, malformed: 0, length: 2 });
+  });
+
+  it('a reply cut mid-way fails the pop; the next pop connects again and never resends', async () => {
+    server = await ScriptedServer.start([
+      when(LPOP_LLEN, (s) => s.end('*3\r\n$1\r\n7\r\n$1')),
+      when(LPOP_LLEN, (s) => s.write(`${POP_REPLY}:0\r\n`)),
+    ]);
+    pop = new RawBatchPop(endpoint(server.port));
+    await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/connection closed/);
+    expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
+    // Each connection carried its own request once.
+    expect(server.connections).toEqual([LPOP_LLEN, LPOP_LLEN]);
+  });
+
+  it('garbage after a whole pop reply fails that pop too (its entries are a gap), and every pop waiting', async () => {
+    server = await ScriptedServer.start([when(LPOP_LLEN + LPOP_LLEN, (s) => s.write(`${POP_REPLY}+OK\r\n`))]);
+    pop = new RawBatchPop(endpoint(server.port));
+    const results = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/RespProtocolError/);
+  });
+
+  it('an error reply fails its pop only; an error reply to LLEN leaves the length unknown', async () => {
+    server = await ScriptedServer.start([
+      when(LPOP_LLEN + LPOP_LLEN, (s) => s.write(`-WRONGTYPE wrong kind\r\n:0\r\n${POP_REPLY}-LOADING busy\r\n`)),
+    ]);
+    pop = new RawBatchPop(endpoint(server.port));
+    const [a, b] = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
+    expect(a.status === 'rejected' && String(a.reason)).toMatch(/WRONGTYPE/);
+    expect(b.status === 'fulfilled' && b.value).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: -1 });
+  });
+
+  it('a refused AUTH drops the connection and fails the pops written after it; then backs off', async () => {
+    server = await ScriptedServer.start([when(LPOP_LLEN, (s) => s.write('-WRONGPASS invalid username-password pair\r\n'))]);
+    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }));
+    await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/AUTH failed: WRONGPASS/);
+    await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/unavailable/);
+    expect(server.connections).toHaveLength(1);
+  });
+
+  it('a closed instance refuses pops', async () => {
+    server = await ScriptedServer.start([]);
+    pop = new RawBatchPop(endpoint(server.port));
+    await pop.close();
+    await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/closed/);
+  });
+});
