@@ -6,6 +6,8 @@ import { PoppedIndexList, RespPopReader, RespProtocolError } from './core/resp-p
 
 /** As the ioredis client (redis-client.factory.ts). */
 const CONNECT_TIMEOUT_MS = 3000;
+/** AUTH errors of a server that needs no password (the ioredis client ignores them too). */
+const PASSWORD_NOT_NEEDED = /no password is set|without any password configured/i;
 /** Backoff after a connection that never became ready: 100 ms, doubling, at most 2 s. */
 const BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2000;
@@ -104,7 +106,9 @@ export class RawBatchPop {
    * expected; a link dropped before the write never sends them (they already failed).
    */
   private send(link: Link, request: string): void {
-    if (link.unsent.length === 0) {
+    // Before the handshake answered, pops wait (written by `ready`): a pop written behind a SELECT
+    // that then fails would run on the wrong database.
+    if (link.unsent.length === 0 && link.ready) {
       setImmediate(() => {
         const bytes = link.unsent;
         link.unsent = '';
@@ -177,6 +181,12 @@ export class RawBatchPop {
       socket.setTimeout(0);
       this.failures = 0;
       this.lastError = '';
+      // The pops asked for while connecting, in the order asked.
+      const waiting = link.unsent;
+      link.unsent = '';
+      if (this.link === link && waiting.length > 0) {
+        socket.write(waiting);
+      }
     });
     return link;
   }
@@ -185,8 +195,11 @@ export class RawBatchPop {
   private handshake(link: Link, onReady: () => void): void {
     const { username, password, db } = this.endpoint;
     const commands: string[][] = [];
-    if (password !== undefined) {
-      commands.push(username !== undefined ? ['AUTH', username, password] : ['AUTH', password]);
+    // As the ioredis client does: AUTH user password when there is a user, AUTH password when only a password.
+    if (username) {
+      commands.push(['AUTH', username, password ?? '']);
+    } else if (password) {
+      commands.push(['AUTH', password]);
     }
     if (db !== 0) {
       commands.push(['SELECT', String(db)]);
@@ -197,7 +210,13 @@ export class RawBatchPop {
     }
     let left = commands.length;
     for (const args of commands) {
-      link.reader.expectOk((err) => {
+      link.reader.expectOk((reply) => {
+        let err = reply;
+        if (err && args[0] === 'AUTH' && PASSWORD_NOT_NEEDED.test(err.message)) {
+          // A password the server does not ask for: the ioredis client warns and goes on; so does this one.
+          this.logger.warn(`batch-pop connection: ${err.message} (a password was given that Redis does not need)`);
+          err = null;
+        }
         if (err) {
           const failure = new Error(`batch-pop connection: ${args[0]} failed: ${err.message}`);
           this.drop(link, failure);

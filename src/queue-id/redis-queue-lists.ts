@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { redisUrlParts } from '../config/redis-config';
+import { standaloneEndpoint } from '../infra/redis/redis-client.factory';
 import { deleteKeys, lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from './core/queue-keys';
@@ -40,7 +40,7 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     super();
     this.confirmsPops = replicaAck.enabled;
     this.rawBatchPop =
-      config.redis.topology.kind === 'standalone' && !replicaAck.enabled ? new RawBatchPop(redisUrlParts(config.redis.url)) : null;
+      config.redis.topology.kind === 'standalone' && !replicaAck.enabled ? new RawBatchPop(standaloneEndpoint(redis)) : null;
     defineRetireList(redis);
   }
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import { RedisConfig, redisUrlParts } from '../../config/redis-config';
+import { RedisConfig, RedisUrlParts, redisUrlParts } from '../../config/redis-config';
 import { RedisClient } from './redis.tokens';
 import { rejectUnansweredOnClose } from './unanswered-commands';
 
@@ -66,4 +66,24 @@ function logErrorChanges(client: RedisClient): void {
   client.on('ready', () => {
     lastError = '';
   });
+}
+
+/**
+ * Where and as whom a standalone client connects, as ioredis resolved it from REDIS_URL (query
+ * parameters such as `?db=3` or `?password=` included): a second connection to the same server
+ * (the batch pops') must use the same database and credentials, never its own reading of the URL.
+ */
+export function standaloneEndpoint(client: RedisClient): RedisUrlParts {
+  if (client instanceof Cluster) {
+    throw new Error('standaloneEndpoint: a Cluster client has no single endpoint');
+  }
+  const o = client.options;
+  return {
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 6379,
+    tls: o.tls !== undefined && o.tls !== null && (o.tls as unknown) !== false,
+    username: o.username || undefined,
+    password: o.password || undefined,
+    db: o.db ?? 0,
+  };
 }

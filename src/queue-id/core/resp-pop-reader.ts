@@ -58,6 +58,11 @@ const STAR = 0x2a;
 const COLON = 0x3a;
 const PLUS = 0x2b;
 const MINUS = 0x2d;
+/**
+ * Not a byte: the line type of a top-level bulk reply to a pop. Redis 6.2 answers `LPOP key n` on
+ * a missing key with a null bulk (`$-1`), 7.0 with a null array (`*-1`); any other bulk is refused.
+ */
+const POP_BULK = 0x100;
 
 /** Digits of a header number (an array count, a bulk length, an integer reply). */
 const MAX_HEADER_DIGITS = 15;
@@ -214,11 +219,12 @@ export class RespPopReader {
       type === MINUS ||
       (type === PLUS && kind === 'ok') ||
       (type === COLON && kind === 'int') ||
-      (type === STAR && kind === 'pop');
+      (type === STAR && kind === 'pop') ||
+      (type === DOLLAR && kind === 'pop');
     if (!fits) {
       throw new RespProtocolError(`unexpected reply type byte ${type} for a ${kind} reply`);
     }
-    this.startLine(type);
+    this.startLine(type === DOLLAR ? POP_BULK : type);
     return p + 1;
   }
 
@@ -310,6 +316,13 @@ export class RespPopReader {
         this.maxIndex = e.maxIndex;
         this.max = Number(e.maxIndex);
         this.state = State.EntryType;
+        return;
+      }
+      case POP_BULK: {
+        if (value !== -1) {
+          throw new RespProtocolError(`a bulk reply of length ${value} to a pop (only the null bulk $-1 of Redis 6.2 is a reply)`);
+        }
+        this.finish(null, { indexes: [], overLimit: false, malformed: 0 });
         return;
       }
       case DOLLAR: {

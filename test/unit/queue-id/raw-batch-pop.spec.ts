@@ -83,15 +83,43 @@ describe('RawBatchPop (the batch pop connection)', () => {
     ...extra,
   });
 
-  it('writes AUTH and SELECT first, then LPOP and LLEN, and reads the reply into indexes', async () => {
+  it('writes AUTH and SELECT first and the pops only once both answered OK; reads the reply into indexes', async () => {
+    const handshake = '*3\r\n$4\r\nAUTH\r\n$1\r\nu\r\n$3\r\np w\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n';
     server = await ScriptedServer.start([
-      when(LPOP_LLEN, (s) => s.write(`+OK\r\n+OK\r\n${POP_REPLY}:5\r\n`)),
+      (s, received) => {
+        if (received === handshake) {
+          s.write('+OK\r\n+OK\r\n');
+        } else if (received === handshake + LPOP_LLEN) {
+          s.write(`${POP_REPLY}:5\r\n`);
+        }
+      },
     ]);
     pop = new RawBatchPop(endpoint(server.port, { username: 'u', password: 'p w', db: 3 }));
     expect(await pop.pop('k', 3, 8n, true)).toEqual({ indexes: [7, 8], overLimit: true, malformed: 0, length: 5 });
-    expect(server.connections).toEqual([
-      `*3\r\n$4\r\nAUTH\r\n$1\r\nu\r\n$3\r\np w\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n${LPOP_LLEN}`,
+    expect(server.connections).toEqual([handshake + LPOP_LLEN]);
+  });
+
+  it('a failing SELECT fails the pops without ever writing them (they would run on database 0)', async () => {
+    const select = '*2\r\n$6\r\nSELECT\r\n$2\r\n99\r\n';
+    server = await ScriptedServer.start([when(select, (s) => s.write('-ERR DB index is out of range\r\n'))]);
+    pop = new RawBatchPop(endpoint(server.port, { db: 99 }));
+    await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/SELECT failed: ERR DB index is out of range/);
+    expect(server.connections).toEqual([select]);
+  });
+
+  it('an AUTH refused because Redis needs no password is ignored (as the ioredis client does)', async () => {
+    const auth = '*2\r\n$4\r\nAUTH\r\n$1\r\nx\r\n';
+    server = await ScriptedServer.start([
+      (s, received) => {
+        if (received === auth) {
+          s.write('-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n');
+        } else if (received === auth + LPOP_LLEN) {
+          s.write(`${POP_REPLY}:0\r\n`);
+        }
+      },
     ]);
+    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }));
+    expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
   });
 
   it('pops of one event-loop turn go out in one write, their replies matched in order', async () => {
@@ -133,12 +161,13 @@ describe('RawBatchPop (the batch pop connection)', () => {
     expect(b.status === 'fulfilled' && b.value).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: -1 });
   });
 
-  it('a refused AUTH drops the connection and fails the pops written after it; then backs off', async () => {
-    server = await ScriptedServer.start([when(LPOP_LLEN, (s) => s.write('-WRONGPASS invalid username-password pair\r\n'))]);
+  it('a refused AUTH drops the connection and fails the pops waiting for it (never written); then backs off', async () => {
+    const auth = '*2\r\n$4\r\nAUTH\r\n$1\r\nx\r\n';
+    server = await ScriptedServer.start([when(auth, (s) => s.write('-WRONGPASS invalid username-password pair\r\n'))]);
     pop = new RawBatchPop(endpoint(server.port, { password: 'x' }));
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/AUTH failed: WRONGPASS/);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/unavailable/);
-    expect(server.connections).toHaveLength(1);
+    expect(server.connections).toEqual([auth]);
   });
 
   it('a closed instance refuses pops', async () => {

@@ -152,6 +152,25 @@ describe('RespPopReader (core/resp-pop-reader.ts)', () => {
     }
   });
 
+  it("reads Redis 6.2's null bulk ($-1) for a pop of a missing list as no entries, split at every byte", () => {
+    const bytes = Buffer.concat([Buffer.from('$-1\r\n:0\r\n'), arrayReply([Buffer.from('42')]), Buffer.from(':7\r\n')]);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const reader = new RespPopReader();
+      const { outcomes, done } = collector();
+      reader.expectPop(1000, 100n, done);
+      reader.expectInteger(done);
+      reader.expectPop(1000, 100n, done);
+      reader.expectInteger(done);
+      expect(feedChunks(reader, bytes, [cut])).toBeNull();
+      expect(outcomes).toEqual([
+        { err: null, value: { indexes: [], overLimit: false, malformed: 0 } },
+        { err: null, value: 0 },
+        { err: null, value: { indexes: [42], overLimit: false, malformed: 0 } },
+        { err: null, value: 7 },
+      ]);
+    }
+  });
+
   it.each([
     ['-MOVED 3999 127.0.0.1:6381\r\n', 'MOVED 3999 127.0.0.1:6381'],
     ['-NOAUTH Authentication required.\r\n', 'NOAUTH Authentication required.'],
@@ -171,6 +190,9 @@ describe('RespPopReader (core/resp-pop-reader.ts)', () => {
     ['a status for a pop', 'pop', '+OK\r\n'],
     ['an integer for a pop', 'pop', ':3\r\n'],
     ['a bulk string for a pop', 'pop', '$1\r\n5\r\n'],
+    ['an empty bulk string for a pop', 'pop', '$0\r\n\r\n'],
+    ['a null bulk of another length for a pop', 'pop', '$-2\r\n'],
+    ['a null bulk for LLEN', 'int', '$-1\r\n'],
     ['an array for LLEN', 'int', '*0\r\n'],
     ['an array for AUTH', 'ok', '*0\r\n'],
     ['a status other than OK', 'ok', '+QUEUED\r\n'],
