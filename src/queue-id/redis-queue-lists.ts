@@ -3,7 +3,7 @@ import { deleteKeys, lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from './core/queue-keys';
 import { ListLength, PoppedEntries, QueueLists, RetiredList, SegmentPushOutcome } from './core/queue-lists';
-import { popWithLength } from './pop-with-length';
+import { definePopWithLength, popWithLength } from './pop-with-length';
 import { ReplicaAckService } from './replica-ack.service';
 import { defineRetireList, retireList } from './retire-list';
 import { pushRange } from './segment-push';
@@ -27,6 +27,8 @@ export class RedisQueueLists extends QueueLists {
   ) {
     super();
     this.confirmsPops = replicaAck.enabled;
+    // Scripts defined before any command is sent (pop-with-length.ts: auto-pipelining).
+    definePopWithLength(redis);
     defineRetireList(redis);
   }
 
