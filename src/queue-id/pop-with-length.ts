@@ -29,16 +29,27 @@ export interface Popped {
 }
 
 /**
+ * Defines the command on the client (once per client). Call it before the client sends anything
+ * (RedisQueueLists does, in its constructor): with auto-pipelining, a pipeline being filled in the
+ * turn the command is defined lacks it (ioredis copies the commands into a pipeline when it
+ * creates it), and calling it there throws inside ioredis and leaves that pipeline's other
+ * commands unanswered for ever.
+ */
+export function definePopWithLength(redis: RedisClient): void {
+  if (!defined.has(redis)) {
+    redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: POP_WITH_LENGTH_LUA });
+    defined.add(redis);
+  }
+}
+
+/**
  * Up to n entries and the length left, in one EVALSHA. Sent as an ioredis custom command
  * (defineCommand, once per client), which routes by its key in a Cluster, works with
  * auto-pipelining (a raw `callBuffer('EVALSHA', …)` does not there) and, on NOSCRIPT (a restarted or
  * failed-over server that does not know the script, so it did not run), sends it once as EVAL.
  */
 export async function popWithLength(redis: RedisClient, listKey: string, n: number): Promise<Popped> {
-  if (!defined.has(redis)) {
-    redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: POP_WITH_LENGTH_LUA });
-    defined.add(redis);
-  }
+  definePopWithLength(redis);
   const [entries, length] = await (redis as unknown as WithCommand).shardleafPopWithLengthBuffer(listKey, n);
   return { entries: entries ?? [], length: Number(length) };
 }

@@ -7,7 +7,7 @@ import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from './core/queue-keys';
 import { acceptEntries } from './core/queue-batch';
 import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome } from './core/queue-lists';
-import { popWithLength } from './pop-with-length';
+import { definePopWithLength, popWithLength } from './pop-with-length';
 import { RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
 import { defineRetireList, retireList } from './retire-list';
@@ -41,6 +41,8 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     this.confirmsPops = replicaAck.enabled;
     this.rawBatchPop =
       config.redis.topology.kind === 'standalone' && !replicaAck.enabled ? new RawBatchPop(standaloneEndpoint(redis)) : null;
+    // Scripts defined before any command is sent (pop-with-length.ts: auto-pipelining).
+    definePopWithLength(redis);
     defineRetireList(redis);
   }
 

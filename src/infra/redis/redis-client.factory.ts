@@ -23,16 +23,26 @@ const FAIL_FAST: RedisOptions = {
   autoResendUnfulfilledCommands: false,
 };
 
+/**
+ * Commands issued in one event-loop turn go out in one write (ioredis auto-pipelining, as on a
+ * Cluster): under load the single gets of a turn share one `write` system call instead of one
+ * each: 4–5 µs less kernel CPU per request on loopback, 1–5 µs of it paid back in garbage
+ * collection of the pipelines (docs/performance.md "Queue single get: Redis writes batched").
+ * Each command is still sent once, with its own reply and error; explicit pipelines (the pops
+ * with their WAIT, the refill's pre-encoded RPUSHes) are written at once, in their order.
+ */
+const BATCHED_WRITES: RedisOptions = { ...FAIL_FAST, enableAutoPipelining: true };
+
 /** One ioredis client for the configured topology; errors are logged once per change. */
 export function createRedisClient(config: RedisConfig): RedisClient {
   const topology = config.topology;
   let client: RedisClient;
   switch (topology.kind) {
     case 'standalone':
-      client = new Redis(config.url, FAIL_FAST);
+      client = new Redis(config.url, BATCHED_WRITES);
       break;
     case 'sentinel':
-      client = new Redis({ ...FAIL_FAST, ...urlOptions(config.url), sentinels: topology.sentinels, name: topology.name });
+      client = new Redis({ ...BATCHED_WRITES, ...urlOptions(config.url), sentinels: topology.sentinels, name: topology.name });
       break;
     case 'cluster': {
       const { db: _db, ...auth } = urlOptions(config.url);

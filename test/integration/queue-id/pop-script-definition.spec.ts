@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { loadConfig } from '../../../src/config/load-config';
+import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
+import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
+import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
+import { TEST_REDIS_URL, deleteByPrefix } from '../../support/test-env';
+
+/**
+ * With auto-pipelining ioredis copies a client's custom commands into a pipeline when it creates
+ * it: a script defined on its first call would be missing from a pipeline already being filled in
+ * that turn (ioredis then throws inside and leaves the pipeline's other commands unanswered).
+ */
+describe('the queue lists on an auto-pipelining client', () => {
+  it("runs the lists' scripts first called in a turn whose pipeline is already being filled", async () => {
+    // A fresh client that pipelines the commands of a turn, as the service's Cluster client does:
+    // RedisQueueLists defines its scripts when it is made.
+    const fresh = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+    const prefix = `test.${randomUUID()}.id.gen.`;
+    const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
+    const replicaAck = new ReplicaAckService(config, fresh);
+    const lists = new RedisQueueLists(fresh, config, new QueueKeys(prefix), replicaAck);
+    try {
+      await fresh.rpush(`${prefix}idList_1_2`, '10', '11', '12');
+      // The plain pop opens this turn's pipeline; the script's first call joins it.
+      const plain = lists.pop(1, 2, 1);
+      const scripted = lists.popWithLength(1, 2, 1);
+      expect((await plain).map((b) => Buffer.from(b).toString())).toEqual(['10']);
+      const { entries, length } = await scripted;
+      expect(entries.map((b) => Buffer.from(b).toString())).toEqual(['11']);
+      expect(length).toBe(1);
+    } finally {
+      await lists.onApplicationShutdown();
+      await deleteByPrefix(fresh, prefix);
+      await fresh.quit();
+    }
+  });
+});
