@@ -16,9 +16,9 @@ import { refillCase } from './cases/refill';
 import { scaleCase } from './cases/scale';
 import { segmentCase } from './cases/segment';
 import { snowflakeCase } from './cases/snowflake';
-import { benchEnv, cleanRedis, dropDatabase, ensureBuild, recreateDatabase } from './lib/bench-env';
+import { benchEnv, cleanRedis, dropDatabase, ensureBuild, localRedisPid, recreateDatabase } from './lib/bench-env';
 import { parseOptions, wants } from './lib/options';
-import { decidePlacement } from './lib/placement';
+import { addDependencyPids, decidePlacement } from './lib/placement';
 import { Row, formatTable } from './lib/table';
 
 function log(s: string): void {
@@ -32,6 +32,11 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const placed = decidePlacement(opts.pin);
   log(placed.text);
+  const redisPid = placed.server === undefined ? undefined : await localRedisPid(env);
+  if (redisPid !== undefined) {
+    addDependencyPids([redisPid]);
+    log(`Redis (pid ${redisPid}) is on the request path: its CPU is not counted as others' on the servers' CPU`);
+  }
   await ensureBuild(log);
   await recreateDatabase(env);
   const rows: Row[] = [];

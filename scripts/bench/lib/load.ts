@@ -30,8 +30,11 @@ export interface LoadResult {
   generator?: Generator;
   /** compare.measure: the same subject's median under wrk, when wrk ran too. */
   wrk?: LoadResult;
-  /** compare.measure: rounds of this generator that were clean, and all of them. */
-  rounds?: { clean: number; all: number };
+  /**
+   * compare.measure: rounds of this generator that were clean, all of them, and whether enough were
+   * clean for a verdict (compare.minCleanRounds).
+   */
+  rounds?: { clean: number; all: number; judged: boolean };
   /** compare.measure: the measured runs of this subject and generator used (clean rounds), in order. */
   runs?: LoadResult[];
 }

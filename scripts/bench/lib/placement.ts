@@ -16,6 +16,11 @@ export interface Placement {
   load?: number[];
   /** One line for the log and the table header. */
   text: string;
+  /**
+   * Processes on the servers' request path that the bench does not own (the local Redis): their
+   * CPU time is not counted as "others" on the servers' CPU (lib/compare.ts).
+   */
+  dependencyPids?: number[];
 }
 
 let current: Placement = { text: 'nothing pinned' };
@@ -49,6 +54,11 @@ export function decidePlacement(pin: boolean): Placement {
     };
   }
   return current;
+}
+
+/** Adds processes of the request path (see Placement.dependencyPids). */
+export function addDependencyPids(pids: number[]): void {
+  current = { ...current, dependencyPids: [...(current.dependencyPids ?? []), ...pids] };
 }
 
 /** `cmd args…` run on `cpuList` through taskset (which execs it: the pid is the command's). */
