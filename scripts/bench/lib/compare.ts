@@ -1,4 +1,4 @@
-import { cpuJiffies, cpuMicros, cpuReader } from './cpu';
+import { cpuReader, watchOthers } from './cpu';
 import { Generator, LoadResult, median, medianRun, runLoadWith, wrkInstalled } from './load';
 import { BenchOptions } from './options';
 import { placement } from './placement';
@@ -116,36 +116,28 @@ export function isClean(block: readonly LoadResult[]): boolean {
 
 /**
  * One measured run: the load, the server's CPU per request and, when the servers are pinned, the
- * share of the servers' CPUs that other processes (other people's work, Redis, MariaDB, the kernel)
- * took meanwhile: with the server alone on its CPU that is near 0.
+ * share of the servers' CPUs that other processes (other people's work, MariaDB, the kernel; not
+ * the local Redis of the request path) took meanwhile: with the server alone on its CPU that is
+ * near 0. autocannon measures that share itself over its own load window (its start-up of ~0.5 s,
+ * when the server idles and anybody may use its CPU, left out); for wrk (C, starts at once) the
+ * window is the process's life.
  */
 async function measuredRun(opts: BenchOptions, s: Subject, generator: Generator): Promise<LoadResult> {
   const cpu = cpuReader(s.server.child.pid);
   const { server: serverCpus, dependencyPids = [] } = placement();
-  const deps = (): number => dependencyPids.reduce((sum, pid) => sum + (cpuMicros(pid) ?? 0), 0);
+  const watch =
+    serverCpus !== undefined && s.server.child.pid !== undefined
+      ? { serverPid: s.server.child.pid, cpus: serverCpus, dependencyPids }
+      : undefined;
   const cpu0 = cpu();
-  const deps0 = deps();
-  const j0 = cpuJiffies();
-  const r = await runLoadWith({ port: s.server.port, paths: s.paths, connections: opts.connections, durationS: opts.roundS, generator });
+  const others = watch === undefined ? undefined : watchOthers(watch);
+  const r = await runLoadWith({ port: s.server.port, paths: s.paths, connections: opts.connections, durationS: opts.roundS, generator, watch });
   const cpu1 = cpu();
-  const deps1 = deps();
-  const j1 = cpuJiffies();
+  const othersOverAll = others?.();
   if (cpu0 !== undefined && cpu1 !== undefined && r.requests > 0) {
     r.cpuUsPerReq = (cpu1 - cpu0) / r.requests;
-    if (serverCpus !== undefined && serverCpus.every((c) => j0[c] !== undefined && j1[c] !== undefined)) {
-      let busy = 0;
-      let total = 0;
-      for (const c of serverCpus) {
-        busy += j1[c][0] - j0[c][0];
-        total += j1[c][1] - j0[c][1];
-      }
-      if (total > 0) {
-        // Jiffies are 1/100 s: the server's µs in the same unit. The request path's own processes
-        // (the local Redis) are not others: all their CPU is taken off, wherever it ran.
-        r.othersOnServerCpu = Math.max(0, busy - (cpu1 - cpu0 + deps1 - deps0) / 10_000) / total;
-      }
-    }
   }
+  r.othersOnServerCpu ??= othersOverAll;
   r.generator = generator;
   return r;
 }

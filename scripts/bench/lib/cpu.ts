@@ -68,3 +68,41 @@ export function cpuJiffies(): Array<[number, number]> {
     return [];
   }
 }
+
+/** What to watch for "others on the servers' CPU": the server, its CPUs, the request path's own processes. */
+export interface OthersWatch {
+  serverPid: number;
+  cpus: number[];
+  dependencyPids: number[];
+}
+
+/**
+ * Starts watching; the returned function gives the share of `cpus`' time since then that processes
+ * other than the server and its dependencies took (busy jiffies of those CPUs from /proc/stat minus
+ * the server's and the dependencies' CPU time, all of the latter taken off wherever it ran), or
+ * undefined without /proc.
+ */
+export function watchOthers(w: OthersWatch): () => number | undefined {
+  const server = cpuReader(w.serverPid);
+  const own = (): number | undefined => {
+    const s = server();
+    return s === undefined ? undefined : w.dependencyPids.reduce((sum, pid) => sum + (cpuMicros(pid) ?? 0), s);
+  };
+  const own0 = own();
+  const j0 = cpuJiffies();
+  return () => {
+    const own1 = own();
+    const j1 = cpuJiffies();
+    if (own0 === undefined || own1 === undefined || !w.cpus.every((c) => j0[c] !== undefined && j1[c] !== undefined)) {
+      return undefined;
+    }
+    let busy = 0;
+    let total = 0;
+    for (const c of w.cpus) {
+      busy += j1[c][0] - j0[c][0];
+      total += j1[c][1] - j0[c][1];
+    }
+    // Jiffies are 1/100 s: the µs of CPU time in the same unit.
+    return total > 0 ? Math.max(0, busy - (own1 - own0) / 10_000) / total : undefined;
+  };
+}

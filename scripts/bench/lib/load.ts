@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OthersWatch } from './cpu';
 import { pinnedCommand, placement } from './placement';
 import { ROOT, TS_NODE, runCommand } from './proc';
 
@@ -46,6 +47,11 @@ export interface LoadSpec {
   durationS: number;
   /** autocannon unless given. */
   generator?: Generator;
+  /**
+   * Pinned servers: autocannon (workers/load.ts) reports the share of the server's CPU others took
+   * during its own load window (`othersOnServerCpu`), start-up left out.
+   */
+  watch?: OthersWatch;
 }
 
 /** One run of the spec's generator. */
