@@ -1,6 +1,7 @@
 import { MAX_OTHERS_ON_SERVER_CPU, isClean, minCleanRounds, roundOrder, versus } from '../../../scripts/bench/lib/compare';
+import { cpuReader, watchOthers } from '../../../scripts/bench/lib/cpu';
 import { LoadResult } from '../../../scripts/bench/lib/load';
-import { decidePlacement, parseCpuList, pinnedCommand } from '../../../scripts/bench/lib/placement';
+import { allowedCpus, decidePlacement, parseCpuList, pinnedCommand } from '../../../scripts/bench/lib/placement';
 
 function run(reqPerSec: number, cpuUsPerReq?: number, othersOnServerCpu?: number): LoadResult {
   return { requests: reqPerSec, seconds: 1, reqPerSec, p50: 1, p99: 1, ok: reqPerSec, non2xx: 0, errors: 0, timeouts: 0, cpuUsPerReq, othersOnServerCpu };
@@ -37,6 +38,26 @@ describe('bench method', () => {
       expect(p.server.filter((c) => p.load?.includes(c))).toEqual([]);
     }
     decidePlacement(false);
+  });
+
+  it('reads a process’s CPU time and the share of CPUs others took as numbers (where /proc is)', () => {
+    const cpu = cpuReader(process.pid);
+    const others = watchOthers({ serverPid: process.pid, cpus: allowedCpus(), dependencyPids: [] });
+    const t0 = cpu();
+    let spin = 0;
+    for (let i = 0; i < 2_000_000; i++) {
+      spin += i % 7;
+    }
+    expect(spin).toBeGreaterThan(0);
+    const t1 = cpu();
+    const share = others();
+    if (t0 !== undefined && t1 !== undefined) {
+      expect(t1).toBeGreaterThanOrEqual(t0);
+    }
+    if (share !== undefined) {
+      expect(share).toBeGreaterThanOrEqual(0);
+      expect(share).toBeLessThanOrEqual(1);
+    }
   });
 
   it('alternates the order of the subjects every other round, so each run is next to its ceiling', () => {
