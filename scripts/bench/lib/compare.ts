@@ -42,7 +42,7 @@ export async function measure(opts: BenchOptions, subjects: Subject[], log: (s: 
   const gens = generators(opts);
   for (const s of subjects) {
     await s.before?.();
-    await runLoadWith({ port: s.server.port, paths: s.paths, connections: opts.connections, durationS: opts.warmupS, generator: gens[0] });
+    await runLoadWith({ port: s.server.port, paths: s.paths, connections: opts.connections, durationS: opts.roundsWarmupS, generator: gens[0] });
   }
   /** blocks[g]: the rounds of generator g, each one run per subject (index k). */
   const blocks: LoadResult[][][] = gens.map(() => []);

@@ -14,6 +14,8 @@ export interface BenchOptions {
    */
   rounds: number;
   roundS: number;
+  /** Seconds of each server's warm-up run before the rounds (the service's JIT and heap settle). */
+  roundsWarmupS: number;
   /** Seconds of the warm-up run (not measured) before the first measured run of a server. */
   warmupS: number;
   /** Concurrent HTTP connections of the load generator. */
@@ -48,9 +50,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     quick,
     runs: 3,
     durationS: quick ? 2 : 8,
-    warmupS: quick ? 2 : 3,
-    rounds: quick ? 9 : 7,
+    warmupS: quick ? 1 : 2,
+    rounds: quick ? 11 : 7,
     roundS: quick ? 1 : 3,
+    roundsWarmupS: 4,
     connections: 64,
     snowflakeIds: quick ? 1_000_000 : 4_000_000,
     only: [],
