@@ -1,10 +1,12 @@
 /**
- * `npm run bench [-- --quick] [--runs N] [--duration S] [--connections C] [--only queue,batch,segment,snowflake,refill,ahead,client,scale] [--keep-db]`
+ * `npm run bench [-- --quick] [--runs N] [--duration S] [--connections C] [--only queue,batch,segment,snowflake,refill,ahead,client,scale] [--keep-db] [--no-pin]`
  *
  * Builds dist/ if stale, (re)creates the bench database (BENCH_MYSQL_URL, default
  * mysql://root@127.0.0.1:3306, database shardleaf_bench), then runs every case with the service and
- * each ceiling as separate processes and autocannon as another, and prints one table. Redis keys
- * live under a bench-only prefix and are deleted at the end.
+ * each ceiling as separate processes and autocannon (and wrk) as another, and prints one table. The
+ * HTTP servers run pinned to one CPU and the load generators to the others when taskset and two
+ * CPUs are there (lib/placement.ts). Redis keys live under a bench-only prefix and are deleted at the
+ * end.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { aheadCase } from './cases/ahead';
@@ -14,8 +16,9 @@ import { refillCase } from './cases/refill';
 import { scaleCase } from './cases/scale';
 import { segmentCase } from './cases/segment';
 import { snowflakeCase } from './cases/snowflake';
-import { benchEnv, cleanRedis, dropDatabase, ensureBuild, recreateDatabase } from './lib/bench-env';
+import { benchEnv, cleanRedis, dropDatabase, ensureBuild, localRedisPid, recreateDatabase } from './lib/bench-env';
 import { parseOptions, wants } from './lib/options';
+import { addDependencyPids, decidePlacement } from './lib/placement';
 import { Row, formatTable } from './lib/table';
 
 function log(s: string): void {
@@ -27,6 +30,13 @@ async function main(): Promise<void> {
   const env = benchEnv();
   const started = Date.now();
   const loadBefore = loadavg()[0];
+  const placed = decidePlacement(opts.pin);
+  log(placed.text);
+  const redisPid = placed.server === undefined ? undefined : await localRedisPid(env);
+  if (redisPid !== undefined) {
+    addDependencyPids([redisPid]);
+    log(`Redis (pid ${redisPid}) is on the request path: its CPU is not counted as others' on the servers' CPU`);
+  }
   await ensureBuild(log);
   await recreateDatabase(env);
   const rows: Row[] = [];
@@ -66,8 +76,9 @@ async function main(): Promise<void> {
   console.log(
     `\nshardleaf bench ${new Date().toISOString()} — ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-      `${opts.runs} runs × ${opts.durationS} s, ${opts.connections} connections (median run shown); ` +
-      `load generator on the same cores; 1-min load average ${loadBefore.toFixed(2)} at start, ` +
+      `HTTP comparisons: ${opts.rounds} clean rounds × ${opts.roundS} s (ratio: median of back-to-back pairs), ` +
+      `other cases: ${opts.runs} runs × ${opts.durationS} s; ${opts.connections} connections (median run shown); ` +
+      `${placed.text}; 1-min load average ${loadBefore.toFixed(2)} at start, ` +
       `${loadavg()[0].toFixed(2)} at end\n`,
   );
   console.log(formatTable(rows));

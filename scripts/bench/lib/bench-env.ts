@@ -1,4 +1,4 @@
-import { statSync, readdirSync, existsSync } from 'node:fs';
+import { statSync, readdirSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { createConnection } from 'mysql2/promise';
@@ -120,4 +120,25 @@ export async function admin(env: BenchEnv, port: number, method: string, path: s
     throw new Error(`${method} ${path}: ${res.status} ${text}`);
   }
   return text.length > 0 ? (JSON.parse(text) as unknown) : undefined;
+}
+
+/**
+ * The pid of the bench's Redis when it runs on this machine (INFO's process_id, checked against
+ * /proc/<pid>/comm: a Redis in another pid namespace or host gives undefined).
+ */
+export async function localRedisPid(env: BenchEnv): Promise<number | undefined> {
+  const redis = new Redis(env.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const m = /^process_id:(\d+)/m.exec(await redis.info('server'));
+    const pid = m === null ? undefined : Number(m[1]);
+    if (pid !== undefined && readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('redis')) {
+      return pid;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, TS_NODE, runCommand, runNode } from './proc';
+import type { OthersWatch } from './cpu';
+import { pinnedCommand, placement } from './placement';
+import { ROOT, TS_NODE, runCommand } from './proc';
 
 /** The load generators the bench knows: autocannon (npm, always there) and wrk (C, when installed). */
 export type Generator = 'autocannon' | 'wrk';
@@ -20,11 +22,21 @@ export interface LoadResult {
   timeouts: number;
   /** Server CPU time per request, µs (set by compare.measure; median over runs). */
   cpuUsPerReq?: number;
+  /**
+   * Share of the pinned servers' CPUs that other processes took during the run (set by
+   * compare.measure when the servers are pinned; median over runs in a summary).
+   */
+  othersOnServerCpu?: number;
   /** Which generator produced the figures (autocannon when absent). */
   generator?: Generator;
   /** compare.measure: the same subject's median under wrk, when wrk ran too. */
   wrk?: LoadResult;
-  /** compare.measure: every measured run of this subject and generator, in order (round i = runs[i]). */
+  /**
+   * compare.measure: rounds of this generator that were clean, all of them, and whether enough were
+   * clean for a verdict (compare.minCleanRounds).
+   */
+  rounds?: { clean: number; all: number; judged: boolean };
+  /** compare.measure: the measured runs of this subject and generator used (clean rounds), in order. */
   runs?: LoadResult[];
 }
 
@@ -35,6 +47,11 @@ export interface LoadSpec {
   durationS: number;
   /** autocannon unless given. */
   generator?: Generator;
+  /**
+   * Pinned servers: autocannon (workers/load.ts) reports the share of the server's CPU others took
+   * during its own load window (`othersOnServerCpu`), start-up left out.
+   */
+  watch?: OthersWatch;
 }
 
 /** One run of the spec's generator. */
@@ -42,9 +59,14 @@ export function runLoadWith(spec: LoadSpec): Promise<LoadResult> {
   return spec.generator === 'wrk' ? runWrk(spec) : runLoad(spec);
 }
 
-/** One autocannon run in its own process (workers/load.ts). */
+/** One autocannon run in its own process (workers/load.ts), on the load generators' CPUs. */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const out = await runNode([...TS_NODE, `${ROOT}/scripts/bench/workers/load.ts`, JSON.stringify(spec)], {}, (spec.durationS + 60) * 1000);
+  const [cmd, args] = pinnedCommand(
+    process.execPath,
+    [...TS_NODE, `${ROOT}/scripts/bench/workers/load.ts`, JSON.stringify(spec)],
+    placement().load,
+  );
+  const out = await runCommand(cmd, args, {}, (spec.durationS + 60) * 1000);
   const line = out.trim().split('\n').pop() ?? '';
   return JSON.parse(line) as LoadResult;
 }
@@ -99,8 +121,8 @@ end
 }
 
 /**
- * One wrk run (one thread: it needs far less CPU than autocannon, so more of the two cores go to
- * the servers; `wrk -t1` is what the "Hot path" issue measured with).
+ * One wrk run (one thread: it needs far less CPU than autocannon; `wrk -t1` is what the "Hot path"
+ * issue measured with), on the load generators' CPUs.
  */
 export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
   const wrk = wrkInstalled();
@@ -111,9 +133,14 @@ export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
   try {
     const script = join(dir, 'paths.lua');
     writeFileSync(script, wrkScript(spec.paths));
-    const out = await runCommand(
+    const [cmd, args] = pinnedCommand(
       wrk,
       ['-t1', `-c${spec.connections}`, `-d${spec.durationS}s`, '--timeout', '10s', '-s', script, `http://127.0.0.1:${spec.port}`],
+      placement().load,
+    );
+    const out = await runCommand(
+      cmd,
+      args,
       {},
       (spec.durationS + 60) * 1000,
     );

@@ -1,12 +1,21 @@
 import type { Generator } from './load';
 
-/** Command-line options of `npm run bench [-- --quick] [--runs N] [--duration S] [--only a,b]`. */
+/** Command-line options of `npm run bench [-- --quick] [--runs N] [--duration S] [--only a,b] [--no-pin]`. */
 export interface BenchOptions {
   quick: boolean;
   /** Measured runs per subject (the table shows the median). */
   runs: number;
   /** Seconds per measured HTTP run. */
   durationS: number;
+  /**
+   * HTTP comparisons (lib/compare.ts measure: queue, batch, segment): clean rounds wanted, and
+   * seconds per run. Many short rounds: the ratio is a median of back-to-back pairs. `--runs` and
+   * `--duration` set these too.
+   */
+  rounds: number;
+  roundS: number;
+  /** Seconds of each server's warm-up run before the rounds (the service's JIT and heap settle). */
+  roundsWarmupS: number;
   /** Seconds of the warm-up run (not measured) before the first measured run of a server. */
   warmupS: number;
   /** Concurrent HTTP connections of the load generator. */
@@ -24,6 +33,11 @@ export interface BenchOptions {
    * wrk when it is installed.
    */
   generators?: Generator[];
+  /**
+   * Pin the HTTP servers to one CPU and the load generators to the others (lib/placement.ts) when
+   * taskset and two CPUs are there; `--no-pin` shares every CPU between them, as before.
+   */
+  pin: boolean;
   /** Sizes (apps × 64 shards) of the scale case (`--scale-apps 256` or `16,64,256`); undefined = its defaults. */
   scaleApps?: number[];
 }
@@ -37,10 +51,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     runs: 3,
     durationS: quick ? 2 : 8,
     warmupS: quick ? 1 : 2,
+    rounds: quick ? 11 : 7,
+    roundS: quick ? 1 : 3,
+    roundsWarmupS: 4,
     connections: 64,
     snowflakeIds: quick ? 1_000_000 : 4_000_000,
     only: [],
     keepDb: argv.includes('--keep-db'),
+    pin: !argv.includes('--no-pin'),
     profileDir: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -48,10 +66,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     switch (argv[i]) {
       case '--runs':
         opts.runs = positiveInt('--runs', value);
+        opts.rounds = opts.runs;
         i++;
         break;
       case '--duration':
         opts.durationS = positiveInt('--duration', value);
+        opts.roundS = opts.durationS;
         i++;
         break;
       case '--connections':

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { pinnedCommand, placement } from './placement';
 
 export const ROOT = `${__dirname}/../../..`;
 /** Runs a TypeScript file of scripts/bench in plain node (transpile-only: no type-check at start). */
@@ -26,7 +27,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node args…` with `env`, waits until it answers HTTP on `port` (any status). */
+/**
+ * Starts `node args…` with `env` on the servers' CPUs (lib/placement.ts), waits until it answers HTTP
+ * on `port` (any status).
+ */
 export async function startServer(
   name: string,
   args: string[],
@@ -34,7 +38,8 @@ export async function startServer(
   port: number,
   timeoutMs = 60_000,
 ): Promise<ServerProc> {
-  const child = spawn(process.execPath, args, {
+  const [cmd, cmdArgs] = pinnedCommand(process.execPath, args, placement().server);
+  const child = spawn(cmd, cmdArgs, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

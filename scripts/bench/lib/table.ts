@@ -17,9 +17,12 @@ export interface Row {
   /** Subject ÷ ceiling, and which ceiling. */
   ratio?: number;
   ceiling?: string;
-  /** The target ratio (or absolute figure), as text, and whether it was met. */
+  /**
+   * The target ratio (or absolute figure), as text, and whether it was met ('unknown': too few
+   * clean rounds to tell, lib/compare.ts).
+   */
   target?: string;
-  met?: boolean;
+  met?: boolean | 'unknown';
   note?: string;
 }
 
@@ -54,7 +57,7 @@ export function formatTable(rows: readonly Row[]): string {
     r.cpuRatio === undefined ? '' : r.cpuRatio.toFixed(3),
     r.ceiling ?? '',
     r.target ?? '',
-    r.met === undefined ? '' : r.met ? 'yes' : 'NO',
+    r.met === undefined ? '' : r.met === 'unknown' ? '?' : r.met ? 'yes' : 'NO',
     r.note ?? '',
   ]);
   const lines = [HEAD, HEAD.map(() => '---'), ...cells].map((c) => `| ${c.join(' | ')} |`);
