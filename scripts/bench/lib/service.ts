@@ -38,14 +38,20 @@ export async function startService(
   );
 }
 
-/** A ceiling server of scripts/bench/servers (TypeScript, transpiled at start). */
-export async function startCeiling(file: string, env: BenchEnv, profileDir?: string): Promise<ServerProc> {
+/** A ceiling server of scripts/bench/servers (TypeScript, transpiled at start); `extra`: its own settings. */
+export async function startCeiling(
+  file: string,
+  env: BenchEnv,
+  profileDir?: string,
+  extra: NodeJS.ProcessEnv = {},
+  name: string = file,
+): Promise<ServerProc> {
   const port = await freePort();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   return startServer(
-    file,
+    name,
     [...profile, ...TS_NODE, join(ROOT, 'scripts/bench/servers', file)],
-    { PORT: String(port), REDIS_URL: env.redisUrl, KEY_PREFIX: env.keyPrefix, NODE_ENV: 'production' },
+    { PORT: String(port), REDIS_URL: env.redisUrl, KEY_PREFIX: env.keyPrefix, NODE_ENV: 'production', ...extra },
     port,
   );
 }

@@ -2,7 +2,9 @@
  * The physical ceiling of a queue-ID request: bare Fastify + one ioredis client doing exactly the
  * request's work (Java-hash shard, one LPOP, bigint compose) and nothing else — no Nest, no
  * validation beyond what the compose needs, no refill (the bench pre-fills the lists).
- * Env: PORT, REDIS_URL, KEY_PREFIX.
+ * Env: PORT, REDIS_URL, KEY_PREFIX; BARE_AUTO_PIPELINING=1 turns on ioredis auto-pipelining (the
+ * service's client has it on: the commands of one event-loop turn share one write), so the gap to
+ * the service can be read with and without that one difference.
  */
 import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -16,7 +18,9 @@ const Fastify = require(fastifyPath) as (opts: { keepAliveTimeout: number }) => 
 
 const port = Number(process.env.PORT);
 const prefix = `${process.env.KEY_PREFIX ?? 'id.gen.'}idList_`;
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0');
+const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0', {
+  enableAutoPipelining: process.env.BARE_AUTO_PIPELINING === '1',
+});
 const app = Fastify({ keepAliveTimeout: 65_000 });
 
 app.get<{ Params: { appId: string }; Querystring: { gatePass: string } }>('/api/id/:appId', async (req, reply) => {
