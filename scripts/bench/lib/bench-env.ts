@@ -61,14 +61,19 @@ export async function cleanRedis(env: BenchEnv): Promise<number> {
   await redis.connect();
   let deleted = 0;
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${env.keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) {
-        deleted += await redis.del(...keys);
-      }
-    } while (cursor !== '0');
+    const escaped = env.keyPrefix.replace(/[*?[\]\\]/g, '\\$&');
+    // Also the lists' "pushed up to" markers, `{<list>}:pushed` (QueueKeys.pushMark): a marker left
+    // behind refuses every push of a list re-created below it (the scale case's apps 1 and 2).
+    for (const pattern of [`${escaped}*`, `{${escaped}*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) {
+          deleted += await redis.del(...keys);
+        }
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }
