@@ -177,6 +177,21 @@ export class IdAllocRepository {
   }
 
   /**
+   * Moves a shard's max_id forward to `index` when it is below (never back): the next segment
+   * starts above `index`. For a list whose "pushed up to" marker is above every segment this row
+   * would hand out (a database restored from an older backup, a second deployment on the same key
+   * prefix): without it every refill of that shard is refused, one step at a time, for ever.
+   * Returns whether the row moved.
+   */
+  async advancePast(appId: number, shardId: number, index: bigint): Promise<boolean> {
+    const result: { affectedRows: number } = await this.dataSource.query(
+      'UPDATE id_alloc SET max_id = ? WHERE app_id = ? AND shard_id = ? AND max_id < ?',
+      [index.toString(), appId, shardId, index.toString()],
+    );
+    return Number(result.affectedRows) > 0;
+  }
+
+  /**
    * Inserts the app's missing shard rows (seed's alloc_initData: max_id 0, so the first index is
    * 1), except that a shard retired by an earlier delete starts at its retired max_id: a
    * re-created app resumes above every index it ever allocated. One transaction that first locks

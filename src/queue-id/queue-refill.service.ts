@@ -56,7 +56,8 @@ export interface RefillRequest {
 }
 
 export interface TakeResult {
-  status: 'taken' | 'exhausted' | 'missing';
+  /** `refused`: the segments allocated were refused by the list's marker (a gap); try again. */
+  status: 'taken' | 'exhausted' | 'missing' | 'refused';
   /**
    * Indexes now owned by the caller, as decimal digits: popped from the list (bytes) or freshly
    * allocated (strings). Read with core/queue-batch.ts's acceptEntries.
@@ -65,7 +66,7 @@ export interface TakeResult {
 }
 
 /** What the refill needs of id_alloc: the row update that hands out a segment. */
-export type SegmentAllocator = Pick<IdAllocRepository, 'allocate'>;
+export type SegmentAllocator = Pick<IdAllocRepository, 'allocate' | 'advancePast'>;
 
 /** What the refill needs of the lock service: one shard's lock around a refill. */
 export type ShardLocks = Pick<LockService, 'withLock'>;
@@ -248,7 +249,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         await this.testDelay(appId, shardId, from, to);
         // From here the indexes are ours alone: a crash before the push only leaves a gap, and
         // the push runs at most once (the list's marker), whatever the Redis client resends.
-        const pushed = await this.push(appId, shardId, from, to);
+        const pushed = (await this.push(appId, shardId, from, to)) ?? 0;
         this.logger.debug(`refilled app ${appId} shard ${shardId} with ${from}..${to}`);
         return { status: 'refilled', pushed };
       },
@@ -261,35 +262,42 @@ export class QueueRefillService implements BeforeApplicationShutdown {
    * another instance may have pushed meanwhile, then allocate a segment, keep the `wanted` indexes
    * still missing for this request and push the rest. Taking directly from the new segment means a
    * request that refilled is always served, however many others drain the list concurrently.
+   * The whole segment is claimed on the list's marker first (one claim, with the push of the rest),
+   * so an index is handed out through a list at most once even when id_alloc is behind the list
+   * (a restored database): then the row is moved past the marker and one more segment allocated.
    * If the lock stays busy the work is done without it: uniqueness rests on the row update.
    */
   async takeOnDemand(appId: number, shardId: number, wanted: number): Promise<TakeResult> {
     const take = async (): Promise<TakeResult> => {
       const indexes: Array<string | Uint8Array> = await this.lists.pop(appId, shardId, wanted);
-      if (indexes.length >= wanted) {
-        return { status: 'taken', indexes };
+      // A segment refused by the list's marker is moved past once and allocated again.
+      for (let attempt = 0; attempt < 2 && indexes.length < wanted; attempt++) {
+        const short = wanted - indexes.length;
+        // A shard whose refills grew takes its grown size here too (at least what the request lacks).
+        const size = this.wantedOf(appId, shardId, short, true);
+        const allocation = await this.allocate('demand', appId, shardId, size);
+        if (!allocation) {
+          return { status: 'missing', indexes };
+        }
+        if (!allocation.segment) {
+          return { status: 'exhausted', indexes };
+        }
+        this.recordSize(appId, shardId, size, true);
+        const { from, to } = allocation.segment;
+        await this.testDelay(appId, shardId, from, to);
+        const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
+        // The whole segment is claimed on the list's marker before any of it is handed out: a
+        // marker above it means these indexes went through the list before (handed out already).
+        if ((await this.push(appId, shardId, from, to, lastTaken + 1n)) === null) {
+          continue;
+        }
+        for (let i = from; i <= lastTaken; i++) {
+          indexes.push(i.toString());
+        }
+        // A segment shorter than what was missing was cut at max_limit_id.
+        return { status: indexes.length >= wanted ? 'taken' : 'exhausted', indexes };
       }
-      const short = wanted - indexes.length;
-      // A shard whose refills grew takes its grown size here too (at least what the request lacks).
-      const size = this.wantedOf(appId, shardId, short, true);
-      const allocation = await this.allocate('demand', appId, shardId, size);
-      if (!allocation) {
-        return { status: 'missing', indexes };
-      }
-      if (!allocation.segment) {
-        return { status: 'exhausted', indexes };
-      }
-      this.recordSize(appId, shardId, size, true);
-      const { from, to } = allocation.segment;
-      await this.testDelay(appId, shardId, from, to);
-      const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
-      for (let i = from; i <= lastTaken; i++) {
-        indexes.push(i.toString());
-      }
-      if (lastTaken < to) {
-        await this.push(appId, shardId, lastTaken + 1n, to);
-      }
-      return { status: indexes.length >= wanted ? 'taken' : 'exhausted', indexes };
+      return { status: indexes.length >= wanted ? 'taken' : 'refused', indexes };
     };
     const outcome = await this.locks.withLock(
       this.keys.lock(appId, shardId),
@@ -300,18 +308,29 @@ export class QueueRefillService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Pushes from..to once (QueueLists.pushSegment); returns how many were pushed. A refused push
-   * (the list's marker already at or past `from`) leaves the segment as a gap.
+   * Claims from..to and pushes pushFrom..to once (QueueLists.pushSegment); returns how many were
+   * pushed, or null when the claim was refused (the list's marker already at or past `from`): the
+   * segment is a gap, none of it may be handed out. A marker above the whole segment means the row
+   * is behind what went through the list (a restored database, another deployment on the same
+   * key prefix): the row is moved past the marker, so the next segment is not refused too — else
+   * every refill of the shard is refused, one step at a time, for as long as the distance lasts.
    */
-  private async push(appId: number, shardId: number, from: bigint, to: bigint): Promise<number> {
-    const outcome = await this.lists.pushSegment(appId, shardId, from, to);
-    if (outcome.refusedAt) {
-      const { from: gapFrom, mark } = outcome.refusedAt;
-      this.logger.warn(
-        `push of ${gapFrom}..${to} to app ${appId} shard ${shardId} refused (already pushed up to ${mark}): left as a gap`,
-      );
+  private async push(appId: number, shardId: number, from: bigint, to: bigint, pushFrom: bigint = from): Promise<number | null> {
+    const outcome = await this.lists.pushSegment(appId, shardId, from, to, pushFrom);
+    if (!outcome.refusedAt) {
+      return outcome.pushed;
     }
-    return outcome.pushed;
+    const { mark } = outcome.refusedAt;
+    if (mark > to && (await this.repo.advancePast(appId, shardId, mark))) {
+      this.logger.error(
+        `push of ${from}..${to} to app ${appId} shard ${shardId} refused: its list was already handed out up to ${mark}, ` +
+          `above id_alloc's max_id; max_id moved to ${mark} (was the database restored, or does another deployment use key prefix ` +
+          `"${this.keys.prefix}"?)`,
+      );
+    } else {
+      this.logger.warn(`push of ${from}..${to} to app ${appId} shard ${shardId} refused (already pushed up to ${mark}): left as a gap`);
+    }
+    return null;
   }
 
   /**

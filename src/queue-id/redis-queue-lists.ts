@@ -127,8 +127,8 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
   }
 
   /** The at-most-once push of segment-push.ts: a claim script, then RPUSHes of 10,000 indexes written by the service. */
-  pushSegment(appId: number, shardId: number, from: bigint, to: bigint): Promise<SegmentPushOutcome> {
-    return pushRange(this.redis, this.keys.list(appId, shardId), this.keys.pushMark(appId, shardId), from, to);
+  pushSegment(appId: number, shardId: number, from: bigint, to: bigint, pushFrom: bigint = from): Promise<SegmentPushOutcome> {
+    return pushRange(this.redis, this.keys.list(appId, shardId), this.keys.pushMark(appId, shardId), from, to, pushFrom);
   }
 
   /** One script per shard (retire-list.ts), RETIRE_BATCH in flight at a time. */

@@ -139,8 +139,10 @@ export async function pushClaimed(redis: RedisClient, listKey: string, from: big
 }
 
 /**
- * RPUSH of from..to to `listKey`, at most once: the claim, then (if claimed) the chunks.
- * Refused when the marker is already at or past `from` (then nothing is pushed).
+ * RPUSH of pushFrom..to to `listKey`, at most once: the claim of the whole from..to, then (if
+ * claimed) the chunks. from..pushFrom−1 are claimed and not pushed: the caller hands them out
+ * itself (an on-demand refill's request), and only after this resolved. Refused when the marker is
+ * already at or past `from` (then nothing is pushed and nothing may be handed out).
  */
 export async function pushRange(
   redis: RedisClient,
@@ -148,10 +150,12 @@ export async function pushRange(
   markKey: string,
   from: bigint,
   to: bigint,
+  pushFrom: bigint = from,
 ): Promise<PushOutcome> {
   const claim = await claimRange(redis, listKey, markKey, from, to);
   if (!claim.claimed) {
     return { pushed: 0, refusedAt: { from, mark: claim.mark } };
   }
-  return { pushed: await pushClaimed(redis, listKey, from, to) };
+  const first = pushFrom > from ? pushFrom : from;
+  return { pushed: first <= to ? await pushClaimed(redis, listKey, first, to) : 0 };
 }

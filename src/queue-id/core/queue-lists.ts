@@ -7,7 +7,9 @@
  * Semantics every implementation keeps:
  * - a list is FIFO: a pop takes from the head, a push appends at the tail;
  * - `pushSegment(from, to)` appends from..to only when the marker is below `from`, and then sets
- *   the marker to `to`; otherwise nothing is pushed (the segment becomes a gap, never a copy);
+ *   the marker to `to`; otherwise nothing is pushed (the segment becomes a gap, never a copy).
+ *   The marker is the highest index ever handed out through the list: pushed, or (an on-demand
+ *   refill's first indexes) claimed with the push and served directly;
  * - `retire` deletes the list and raises its marker to the given max_id (never lowers it);
  * - a pop takes up to n entries; a "length" is the list's length after that pop.
  *
@@ -116,8 +118,13 @@ export abstract class QueueLists {
   /** The lengths of many lists, in order, in bounded batches. */
   abstract lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]>;
 
-  /** Appends from..to at most once (see above): refused when the marker is at or past `from`. */
-  abstract pushSegment(appId: number, shardId: number, from: bigint, to: bigint): Promise<SegmentPushOutcome>;
+  /**
+   * Appends pushFrom..to (default: the whole segment) at most once (see above): the marker is
+   * raised to `to` only when it is below `from`, else refused and nothing appended. The indexes
+   * from..pushFrom−1 are claimed with the rest but not appended: the caller hands them out itself,
+   * and only when this was not refused (an on-demand refill serving its request).
+   */
+  abstract pushSegment(appId: number, shardId: number, from: bigint, to: bigint, pushFrom?: bigint): Promise<SegmentPushOutcome>;
 
   /**
    * Per shard: deletes the list and raises its marker to `maxId`, atomically. Safe to repeat.

@@ -115,9 +115,10 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       expect(indexes[0]).toBe(101n);
 
       // Tombstone and "pushed up to" marker cover the in-flight range: the guarded push of
-      // 1..100 (from <= marker) is refused.
+      // 1..100 (from <= marker) is refused. The marker is at 200: the on-demand refill that served
+      // 101..200 straight to the request claimed them first.
       expect((await maxIds('id_alloc_retired', 8))[shard]).toBe('100');
-      expect(await env.redis.get(mark(8, shard))).toBe('100');
+      expect(await env.redis.get(mark(8, shard))).toBe('200');
       expect(await env.redis.get(mark(8, 0))).toBe('0');
       // Nothing of the old range reached the re-created app's list.
       const queued = await env.redis.lrange(list(8, shard), 0, -1);

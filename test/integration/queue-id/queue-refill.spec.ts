@@ -63,6 +63,33 @@ describe('queue refill, cleanup and max_limit_id', () => {
     expect(await env.redis.llen(listKey(10, 7))).toBe(99);
   });
 
+  it('id_alloc behind the list (a database restored from an older backup): nothing below the marker is served, the row moves past it', async () => {
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 16, appName: 'restored', step: 100 } })).status).toBe(201);
+    const marker = (shard: number): string => `{${listKey(16, shard)}}:pushed`;
+    // The lists of shards 2 and 3 already handed out indexes up to 50,000; the database says 0.
+    await env.redis.set(marker(2), '50000');
+    await env.redis.set(marker(3), '50000');
+    const maxId = async (shard: number): Promise<string> =>
+      ((await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 16 AND shard_id = ?', [shard])) as Array<{ max_id: string }>)[0].max_id;
+
+    // A request on an empty list: its on-demand segment 1..100 is refused, the row moves to
+    // 50,000, and the request is served from 50,001 (not from 1, which may have been served).
+    const res = await request(app, 'GET', `/api/id/16?gatePass=${gatePassForShard(2)}&count=3`, { token: null });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ ids: [50_001n, 50_002n, 50_003n].map((i) => composeQueueId(i, 2, 16).toString()) });
+    expect(await maxId(2)).toBe('50100');
+    expect(await env.redis.lrange(listKey(16, 2), 0, 0)).toEqual(['50004']);
+
+    // The sweep: one refused refill moves the row past the marker, the next one fills the list.
+    await env.redis.del(listKey(16, 3));
+    await refill.refillShard(16, 3, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 });
+    expect(await env.redis.llen(listKey(16, 3))).toBe(0);
+    expect(await maxId(3)).toBe('50000');
+    await refill.refillShard(16, 3, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 });
+    expect(await env.redis.lrange(listKey(16, 3), 0, -1)).toEqual(Array.from({ length: 100 }, (_, i) => String(50_001 + i)));
+    expect(await maxId(3)).toBe('50100');
+  });
+
   it('a reload leaves alone the lists of an app whose rows were removed by hand (no tombstone)', async () => {
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 11, appName: 'gone', step: 10 } })).status).toBe(201);
     await refill.refillLowShards();

@@ -12,7 +12,7 @@ import {
 /** The IdAllocRepository methods the queue services use. */
 export type IdAllocPort = Pick<
   IdAllocRepository,
-  'allocate' | 'findAll' | 'findApp' | 'createApp' | 'updateApp' | 'retireApp' | 'findRetired' | 'findRetiredWithoutRow'
+  'allocate' | 'advancePast' | 'findAll' | 'findApp' | 'createApp' | 'updateApp' | 'retireApp' | 'findRetired' | 'findRetiredWithoutRow'
 >;
 
 const shardKey = (appId: number, shardId: number): string => `${appId}/${shardId}`;
@@ -73,6 +73,16 @@ export class FakeIdAlloc implements IdAllocPort {
       this.allocations.push({ appId, shardId, ...segment });
     }
     return { segment, step: row.step, maxIndex, maxLimitId: row.maxLimitId };
+  }
+
+  async advancePast(appId: number, shardId: number, index: bigint): Promise<boolean> {
+    this.check();
+    const row = this.rows.get(shardKey(appId, shardId));
+    if (!row || row.maxId >= index) {
+      return false;
+    }
+    row.maxId = index;
+    return true;
   }
 
   async findAll(): Promise<IdAllocRow[]> {

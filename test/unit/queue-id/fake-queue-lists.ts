@@ -43,7 +43,7 @@ export class FakeQueueLists implements QueueLists {
   unconfirmed = false;
   fail: Error | null = null;
   /** Every push asked for, in order, refused or not. */
-  readonly pushes: Array<{ appId: number; shardId: number; from: bigint; to: bigint; refused: boolean }> = [];
+  readonly pushes: Array<{ appId: number; shardId: number; from: bigint; to: bigint; pushFrom: bigint; refused: boolean }> = [];
   /** Pushes waiting for `releasePushes` (resolves when one arrives there). */
   private pushGate: Gate | null = null;
   private pushArrived: Gate = gate();
@@ -147,7 +147,7 @@ export class FakeQueueLists implements QueueLists {
     return shards.map((s): ListLength => (this.fail ? [this.fail, 0] : [null, this.size(s.appId, s.shardId)]));
   }
 
-  async pushSegment(appId: number, shardId: number, from: bigint, to: bigint): Promise<SegmentPushOutcome> {
+  async pushSegment(appId: number, shardId: number, from: bigint, to: bigint, pushFrom: bigint = from): Promise<SegmentPushOutcome> {
     this.check();
     if (this.pushGate) {
       const arrived = this.pushArrived;
@@ -158,17 +158,18 @@ export class FakeQueueLists implements QueueLists {
     const key = shardKey(appId, shardId);
     const mark = this.marks.get(key) ?? -1n;
     const refused = mark >= from;
-    this.pushes.push({ appId, shardId, from, to, refused });
+    this.pushes.push({ appId, shardId, from, to, pushFrom, refused });
     if (refused) {
       return { pushed: 0, refusedAt: { from, mark } };
     }
     const list = this.lists.get(key) ?? [];
-    for (let i = from; i <= to; i++) {
+    const first = pushFrom > from ? pushFrom : from;
+    for (let i = first; i <= to; i++) {
       list.push(i.toString());
     }
     this.lists.set(key, list);
     this.marks.set(key, to);
-    return { pushed: Number(to - from + 1n) };
+    return { pushed: first <= to ? Number(to - first + 1n) : 0 };
   }
 
   async retire(shards: readonly RetiredList[]): Promise<number> {

@@ -48,6 +48,18 @@ export function queueListsContract(make: () => QueueLists): void {
     expect(await lists.pushSegment(1, 1, 6n, 8n)).toMatchObject({ pushed: 0 });
   });
 
+  it('claims a whole segment and queues only its tail when asked (the head is the caller\'s to hand out)', async () => {
+    expect(await lists.pushSegment(1, 11, 1n, 10n, 4n)).toEqual({ pushed: 7 });
+    expect(text(await lists.pop(1, 11, 20))).toEqual(['4', '5', '6', '7', '8', '9', '10']);
+    // The head 1..3 is claimed too: no segment reaching into it is queued again.
+    expect(await lists.pushSegment(1, 11, 2n, 3n)).toEqual({ pushed: 0, refusedAt: { from: 2n, mark: 10n } });
+    // A claim of the whole segment, nothing queued.
+    expect(await lists.pushSegment(1, 11, 11n, 12n, 13n)).toEqual({ pushed: 0 });
+    expect(await lists.length(1, 11)).toBe(0);
+    expect(await lists.pushSegment(1, 11, 12n, 12n)).toMatchObject({ pushed: 0, refusedAt: { mark: 12n } });
+    expect(await lists.pushSegment(1, 11, 13n, 14n, 13n)).toEqual({ pushed: 2 });
+  });
+
   it('retires a list: deleted, its marker raised to the tombstone and never lowered', async () => {
     await lists.pushSegment(1, 2, 1n, 5n);
     expect(await lists.retire([{ appId: 1, shardId: 2, maxId: 20n }])).toBe(1);

@@ -91,18 +91,65 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
     await f.queueConfig.cleanUpRetiredLists();
     f.lists.releasePushes();
     expect(await refill).toEqual({ status: 'refilled', pushed: 0 });
-    expect(f.lists.pushes).toEqual([{ appId: APP, shardId: SHARD, from: 1n, to: 10n, refused: true }]);
+    expect(f.lists.pushes).toEqual([{ appId: APP, shardId: SHARD, from: 1n, to: 10n, pushFrom: 1n, refused: true }]);
     expect(f.lists.entries(APP, SHARD)).toEqual([]);
     expect(f.lists.marker(APP, SHARD)).toBe(10n);
   });
 
-  it('an on-demand refill whose push is refused still hands out what it took; the rest is a gap', async () => {
+  it('an on-demand refill claims its whole segment before handing any of it out: a refused one is a gap, the next is served', async () => {
     const f = queueFixture();
     await f.addApp(APP, 10);
+    // The list already went up to 10 (handed out before): 1..10 must not be served again.
     f.lists.setMarker(APP, SHARD, 10n);
     const taken = await f.refill.takeOnDemand(APP, SHARD, 2);
-    expect(asIndexes(taken.indexes)).toEqual([1n, 2n]);
-    expect(f.lists.pushes).toEqual([{ appId: APP, shardId: SHARD, from: 3n, to: 10n, refused: true }]);
+    expect(taken.status).toBe('taken');
+    expect(asIndexes(taken.indexes)).toEqual([11n, 12n]);
+    expect(f.lists.pushes).toEqual([
+      { appId: APP, shardId: SHARD, from: 1n, to: 10n, pushFrom: 3n, refused: true },
+      { appId: APP, shardId: SHARD, from: 11n, to: 20n, pushFrom: 13n, refused: false },
+    ]);
+    expect(f.lists.indexes(APP, SHARD)).toEqual(span(13, 20));
+    expect(f.lists.marker(APP, SHARD)).toBe(20n);
+  });
+
+  it('an on-demand refill that takes a whole segment still claims it (the marker moves, nothing is queued)', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    const taken = await f.refill.takeOnDemand(APP, SHARD, 10);
+    expect(asIndexes(taken.indexes)).toEqual(span(1, 10));
+    expect(f.lists.pushes).toEqual([{ appId: APP, shardId: SHARD, from: 1n, to: 10n, pushFrom: 11n, refused: false }]);
+    expect(f.lists.entries(APP, SHARD)).toEqual([]);
+    expect(f.lists.marker(APP, SHARD)).toBe(10n);
+  });
+
+  it('id_alloc behind the list (a restored database): the refused refill moves max_id past the marker, the next refill is served', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.lists.setMarker(APP, SHARD, 1_000_000n);
+    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 0 });
+    // Not a million refused refills one step at a time: one, then the row is past the marker.
+    expect(f.repo.row(APP, SHARD)?.maxId).toBe(1_000_000n);
+    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 10 });
+    expect(f.lists.indexes(APP, SHARD)).toEqual(span(1_000_001, 1_000_010));
+    // An on-demand refill of another shard in the same state serves from above its marker at once.
+    f.lists.setMarker(APP, 6, 5_000n);
+    const taken = await f.refill.takeOnDemand(APP, 6, 3);
+    expect(taken.status).toBe('taken');
+    expect(asIndexes(taken.indexes)).toEqual([5_001n, 5_002n, 5_003n]);
+    expect(f.repo.row(APP, 6)?.maxId).toBe(5_010n);
+  });
+
+  it('an on-demand refill refused twice (another instance claiming ahead each time) hands out nothing and says refused', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    const claimAhead = f.lists.pushSegment.bind(f.lists);
+    // Every claim finds the marker one segment ahead of it, as if a racing instance got there first.
+    f.lists.pushSegment = async (appId, shardId, from, to, pushFrom) => {
+      f.lists.setMarker(appId, shardId, to + 10n);
+      return claimAhead(appId, shardId, from, to, pushFrom);
+    };
+    const taken = await f.refill.takeOnDemand(APP, SHARD, 2);
+    expect(taken).toEqual({ status: 'refused', indexes: [] });
     expect(f.lists.entries(APP, SHARD)).toEqual([]);
   });
 
