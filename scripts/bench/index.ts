@@ -19,6 +19,7 @@ import { snowflakeCase } from './cases/snowflake';
 import { benchEnv, cleanRedis, dropDatabase, ensureBuild, localRedisPid, recreateDatabase } from './lib/bench-env';
 import { parseOptions, wants } from './lib/options';
 import { addDependencyPids, decidePlacement } from './lib/placement';
+import { serverNodeFlags } from './lib/proc';
 import { Row, formatTable } from './lib/table';
 
 function log(s: string): void {
@@ -32,6 +33,12 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const placed = decidePlacement(opts.pin);
   log(placed.text);
+  const flags = serverNodeFlags();
+  log(
+    flags.length > 0
+      ? `HTTP servers run with ${flags.join(' ')} (V8's memory-reducing GC ~106 s after start steps a server's CPU per request up; BENCH_MEMORY_REDUCER=on keeps it)`
+      : 'HTTP servers run with V8\'s memory reducer on (BENCH_MEMORY_REDUCER=on): a server measured after its memory-reducing GC (~106 s) may need more CPU per request',
+  );
   const redisPid = placed.server === undefined ? undefined : await localRedisPid(env);
   if (redisPid !== undefined) {
     addDependencyPids([redisPid]);

@@ -28,8 +28,23 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Starts `node args…` with `env` on the servers' CPUs (lib/placement.ts), waits until it answers HTTP
- * on `port` (any status).
+ * V8 flags of every HTTP server the bench starts (service and ceilings alike). V8's memory reducer
+ * runs one memory-reducing full GC ("Mark-Compact (reduce)" in --trace-gc) about 106 s after a
+ * server starts, whatever its load; after it, a server's CPU per request can step up 15–45 % and
+ * stay there (watched for up to ~5 min), the extra time in V8's property-add/map-transition
+ * runtime under Node's http/stream code — in the constant server as well as the service, and
+ * which of them and by how much varies from run to run (docs/performance.md, "A step after
+ * ~105 s"). A ratio of a server measured before that GC to one measured after is V8's, not the
+ * code's: with the reducer off no server takes that GC. `BENCH_MEMORY_REDUCER=on` keeps V8's
+ * default.
+ */
+export function serverNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return env.BENCH_MEMORY_REDUCER === 'on' ? [] : ['--no-memory-reducer'];
+}
+
+/**
+ * Starts `node args…` (after serverNodeFlags) with `env` on the servers' CPUs (lib/placement.ts),
+ * waits until it answers HTTP on `port` (any status).
  */
 export async function startServer(
   name: string,
@@ -38,7 +53,7 @@ export async function startServer(
   port: number,
   timeoutMs = 60_000,
 ): Promise<ServerProc> {
-  const [cmd, cmdArgs] = pinnedCommand(process.execPath, args, placement().server);
+  const [cmd, cmdArgs] = pinnedCommand(process.execPath, [...serverNodeFlags(), ...args], placement().server);
   const child = spawn(cmd, cmdArgs, {
     cwd: ROOT,
     env: { ...process.env, ...env },

@@ -2,6 +2,7 @@ import { MAX_OTHERS_ON_SERVER_CPU, isClean, minCleanRounds, roundOrder, versus }
 import { cpuReader, watchOthers } from '../../../scripts/bench/lib/cpu';
 import { LoadResult } from '../../../scripts/bench/lib/load';
 import { allowedCpus, decidePlacement, parseCpuList, pinnedCommand } from '../../../scripts/bench/lib/placement';
+import { serverNodeFlags } from '../../../scripts/bench/lib/proc';
 
 function run(reqPerSec: number, cpuUsPerReq?: number, othersOnServerCpu?: number): LoadResult {
   return { requests: reqPerSec, seconds: 1, reqPerSec, p50: 1, p99: 1, ok: reqPerSec, non2xx: 0, errors: 0, timeouts: 0, cpuUsPerReq, othersOnServerCpu };
@@ -19,6 +20,12 @@ describe('bench method', () => {
     expect(pinnedCommand('/usr/bin/node', ['a.js', '--x'], [1])).toEqual(['taskset', ['-c', '1', '/usr/bin/node', 'a.js', '--x']]);
     expect(pinnedCommand('/usr/bin/wrk', ['-t1'], [0, 2])).toEqual(['taskset', ['-c', '0,2', '/usr/bin/wrk', '-t1']]);
     expect(pinnedCommand('/usr/bin/node', ['a.js'], undefined)).toEqual(['/usr/bin/node', ['a.js']]);
+  });
+
+  it('starts every HTTP server with V8\'s memory reducer off unless BENCH_MEMORY_REDUCER=on', () => {
+    expect(serverNodeFlags({})).toEqual(['--no-memory-reducer']);
+    expect(serverNodeFlags({ BENCH_MEMORY_REDUCER: 'off' })).toEqual(['--no-memory-reducer']);
+    expect(serverNodeFlags({ BENCH_MEMORY_REDUCER: 'on' })).toEqual([]);
   });
 
   it('pins nothing with --no-pin, and says so', () => {
