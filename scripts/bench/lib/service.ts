@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchEnv, databaseUrl } from './bench-env';
@@ -16,26 +16,45 @@ export async function startService(
 ): Promise<ServerProc> {
   const port = await freePort();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  return startServer(
-    'shardleaf',
-    [...profile, join(ROOT, 'dist/src/main.js')],
-    {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl(env),
-      REDIS_URL: env.redisUrl,
-      KEY_PREFIX: env.keyPrefix,
-      ADMIN_TOKEN: env.adminToken,
-      SNOWFLAKE_MODE: 'local',
-      SNOWFLAKE_WORKER_ID: '1',
-      SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
-      SNOWFLAKE_CACHE_DIR: mkdtempSync(join(tmpdir(), 'shardleaf-bench-')),
-      NODE_ENV: 'production',
-      ...extra,
+  // The snowflake cache file's folder goes with the process (one per start, removed on stop).
+  const cacheDir = mkdtempSync(join(tmpdir(), 'shardleaf-bench-'));
+  const removeCache = (): void => rmSync(cacheDir, { recursive: true, force: true });
+  let server: ServerProc;
+  try {
+    server = await startServer(
+        'shardleaf',
+      [...profile, join(ROOT, 'dist/src/main.js')],
+      {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl(env),
+        REDIS_URL: env.redisUrl,
+        KEY_PREFIX: env.keyPrefix,
+        ADMIN_TOKEN: env.adminToken,
+        SNOWFLAKE_MODE: 'local',
+        SNOWFLAKE_WORKER_ID: '1',
+        SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
+        SNOWFLAKE_CACHE_DIR: cacheDir,
+        NODE_ENV: 'production',
+        ...extra,
+      },
+      port,
+      timeoutMs,
+    );
+  } catch (err) {
+    removeCache();
+    throw err;
+  }
+  return {
+    ...server,
+    stop: async () => {
+      try {
+        await server.stop();
+      } finally {
+        removeCache();
+      }
     },
-    port,
-    timeoutMs,
-  );
+  };
 }
 
 /** A ceiling server of scripts/bench/servers (TypeScript, transpiled at start); `extra`: its own settings. */
