@@ -22,7 +22,7 @@ export async function startService(
   let server: ServerProc;
   try {
     server = await startServer(
-        'shardleaf',
+      'shardleaf',
       [...profile, join(ROOT, 'dist/src/main.js')],
       {
         PORT: String(port),
