@@ -25,6 +25,7 @@ import { StateSnapshot } from './state-snapshot';
 export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   readonly register = new SlicedRegistry();
   private unsubscribe: (() => void) | null = null;
+  private unsubscribeRefusals: (() => void) | null = null;
   private unsubscribeLeases: (() => void) | null = null;
   private readonly state: TtlSnapshot<StateSnapshot>;
   private http: HttpCounters | null = null;
@@ -63,6 +64,15 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
       refills.inc({ trigger, outcome });
       refillSeconds.observe({ trigger }, seconds);
     });
+    const refusals = new Counter({
+      name: 'shardleaf_queue_pushes_refused_total',
+      help: "Segments refused by their list's push marker (a gap), by reason: older (a repeated or overtaken push, a deleted app) or row_behind (id_alloc was behind the list: a restored database or a shared key prefix; the row was moved past the marker)",
+      labelNames: ['reason'],
+      registers: [register],
+    });
+    refusals.inc({ reason: 'older' }, 0);
+    refusals.inc({ reason: 'row_behind' }, 0);
+    this.unsubscribeRefusals = this.refillMonitor.subscribeRefusals((reason) => refusals.inc({ reason }));
     const leases = new Counter({
       name: 'shardleaf_leases_total',
       help: 'Lease requests (POST …/lease) by generator and outcome (granted, refused = 4xx/410, failed = backend)',
@@ -106,6 +116,8 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unsubscribeRefusals?.();
+    this.unsubscribeRefusals = null;
     this.unsubscribeLeases?.();
     this.unsubscribeLeases = null;
   }

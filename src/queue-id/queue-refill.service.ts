@@ -321,7 +321,9 @@ export class QueueRefillService implements BeforeApplicationShutdown {
       return outcome.pushed;
     }
     const { mark } = outcome.refusedAt;
-    if (mark > to && (await this.repo.advancePast(appId, shardId, mark))) {
+    const behind = mark > to && (await this.repo.advancePast(appId, shardId, mark));
+    this.monitor.refused(behind ? 'row_behind' : 'older');
+    if (behind) {
       this.logger.error(
         `push of ${from}..${to} to app ${appId} shard ${shardId} refused: its list was already handed out up to ${mark}, ` +
           `above id_alloc's max_id; max_id moved to ${mark} (was the database restored, or does another deployment use key prefix ` +

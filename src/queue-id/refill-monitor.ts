@@ -9,17 +9,43 @@ export type RefillTrigger = 'sweep' | 'ahead' | 'demand';
 export type RefillListener = (trigger: RefillTrigger, outcome: RefillOutcome, seconds: number) => void;
 
 /**
- * In-process notifications of finished refills, for metrics. No framework imports; recording
+ * Why a segment's claim on its list's marker was refused (the segment is a gap): `older` — the
+ * marker was within it or at its end (a second run of a push, an older segment than one already
+ * claimed, a deleted app); `row_behind` — the marker was above the whole segment, so `id_alloc`
+ * was behind the list (a restored database, another deployment on the key prefix) and its row
+ * was moved past the marker.
+ */
+export type PushRefusal = 'older' | 'row_behind';
+
+export type RefusalListener = (reason: PushRefusal) => void;
+
+/**
+ * In-process notifications of finished refills (and refused segment claims), for metrics. No framework imports; recording
  * costs one call per listener (none unless metrics are wired).
  */
 export class RefillMonitor {
   private listeners: RefillListener[] = [];
+  private refusalListeners: RefusalListener[] = [];
 
   subscribe(listener: RefillListener): () => void {
     this.listeners = [...this.listeners, listener];
     return () => {
       this.listeners = this.listeners.filter((l) => l !== listener);
     };
+  }
+
+  subscribeRefusals(listener: RefusalListener): () => void {
+    this.refusalListeners = [...this.refusalListeners, listener];
+    return () => {
+      this.refusalListeners = this.refusalListeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** A segment's claim was refused (rare: never on the request path's hot loop). */
+  refused(reason: PushRefusal): void {
+    for (const listener of this.refusalListeners) {
+      listener(reason);
+    }
   }
 
   record(trigger: RefillTrigger, outcome: RefillOutcome, startedAt: bigint): void {

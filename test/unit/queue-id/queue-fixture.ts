@@ -24,6 +24,7 @@ export interface QueueFixture {
   registry: AppRegistry;
   ahead: RefillAhead;
   refill: QueueRefillService;
+  monitor: RefillMonitor;
   queueConfig: QueueConfigService;
   service: QueueIdService;
   /** Creates the 64 shard rows of an app (as the admin API does) and reloads the registry. */
@@ -55,7 +56,8 @@ export function queueFixture(env: Record<string, string> = {}): QueueFixture {
     maxSize: config.queue.refillMaxSize,
   });
   const lengthReads = new LengthReads();
-  const refill = new QueueRefillService(config, lists, keys, locks, repo, registry, NO_TEST_HOOKS, new RefillMonitor(), ahead, lengthReads);
+  const monitor = new RefillMonitor();
+  const refill = new QueueRefillService(config, lists, keys, locks, repo, registry, NO_TEST_HOOKS, monitor, ahead, lengthReads);
   const queueConfig = new QueueConfigService(config, lists, keys, locks, repo, registry, lengthReads);
   const service = new QueueIdService(registry, queueConfig, refill, lists);
   return {
@@ -67,6 +69,7 @@ export function queueFixture(env: Record<string, string> = {}): QueueFixture {
     registry,
     ahead,
     refill,
+    monitor,
     queueConfig,
     service,
     addApp: async (appId, step, maxLimitId = 0n) => {

@@ -82,6 +82,8 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
 
   it('a push refused by the marker (the app deleted between allocation and push) leaves its segment as a gap', async () => {
     const f = queueFixture();
+    const refusals: string[] = [];
+    f.monitor.subscribeRefusals((reason) => refusals.push(reason));
     await f.addApp(APP, 10);
     f.lists.holdPushes();
     const refill = f.refill.refillShard(APP, SHARD, ONCE);
@@ -94,6 +96,8 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
     expect(f.lists.pushes).toEqual([{ appId: APP, shardId: SHARD, from: 1n, to: 10n, pushFrom: 1n, refused: true }]);
     expect(f.lists.entries(APP, SHARD)).toEqual([]);
     expect(f.lists.marker(APP, SHARD)).toBe(10n);
+    // The marker at the segment's end: an ordinary refusal, the row is not moved.
+    expect(refusals).toEqual(['older']);
   });
 
   it('an on-demand refill claims its whole segment before handing any of it out: a refused one is a gap, the next is served', async () => {
@@ -124,9 +128,13 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
 
   it('id_alloc behind the list (a restored database): the refused refill moves max_id past the marker, the next refill is served', async () => {
     const f = queueFixture();
+    const refusals: string[] = [];
+    f.monitor.subscribeRefusals((reason) => refusals.push(reason));
     await f.addApp(APP, 10);
     f.lists.setMarker(APP, SHARD, 1_000_000n);
     expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 0 });
+    // Counted apart from an ordinary refusal (shardleaf_queue_pushes_refused_total{reason}).
+    expect(refusals).toEqual(['row_behind']);
     // Not a million refused refills one step at a time: one, then the row is past the marker.
     expect(f.repo.row(APP, SHARD)?.maxId).toBe(1_000_000n);
     expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 10 });
