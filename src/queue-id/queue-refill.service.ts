@@ -5,6 +5,7 @@ import { NO_TEST_HOOKS, TEST_HOOKS, TestHooks } from '../common/test-hooks';
 import { LockService } from '../infra/redis/lock.service';
 import { AppRegistry } from './core/app-registry';
 import { LengthReads } from './core/length-reads';
+import { MAX_INDEX } from './core/queue-id-layout';
 import { QueueKeys } from './core/queue-keys';
 import { PoppedEntries, PoppedIndexes, QueueLists } from './core/queue-lists';
 import { RefillAhead } from './core/refill-ahead';
@@ -34,7 +35,8 @@ const SWEEP_CONCURRENCY = 4;
  */
 const AHEAD_CONCURRENCY = 2;
 
-export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing';
+/** `refused`: both segments allocated were refused by the list's marker (gaps); the list is as it was. */
+export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing' | 'refused';
 
 export interface RefillResult {
   status: RefillStatus;
@@ -237,21 +239,28 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         }
         const adaptive = req.adaptive ?? false;
         const wanted = this.wantedOf(appId, shardId, req.minWanted, adaptive);
-        const allocation = await this.allocate(req.trigger ?? 'sweep', appId, shardId, wanted);
-        if (!allocation) {
-          return { status: 'missing', pushed: 0 };
+        // A segment refused by the list's marker is a gap; the row was moved past the marker if
+        // it was behind it, so one more allocation normally lands above.
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const allocation = await this.allocate(req.trigger ?? 'sweep', appId, shardId, wanted);
+          if (!allocation) {
+            return { status: 'missing', pushed: 0 };
+          }
+          if (!allocation.segment) {
+            return { status: 'exhausted', pushed: 0 };
+          }
+          const { from, to } = allocation.segment;
+          await this.testDelay(appId, shardId, from, to);
+          // From here the indexes are ours alone: a crash before the push only leaves a gap, and
+          // the push runs at most once (the list's marker), whatever the Redis client resends.
+          const pushed = await this.push(appId, shardId, from, to, allocation.maxIndex);
+          if (pushed !== null) {
+            this.recordSize(appId, shardId, wanted, adaptive);
+            this.logger.debug(`refilled app ${appId} shard ${shardId} with ${from}..${to}`);
+            return { status: 'refilled', pushed };
+          }
         }
-        if (!allocation.segment) {
-          return { status: 'exhausted', pushed: 0 };
-        }
-        this.recordSize(appId, shardId, wanted, adaptive);
-        const { from, to } = allocation.segment;
-        await this.testDelay(appId, shardId, from, to);
-        // From here the indexes are ours alone: a crash before the push only leaves a gap, and
-        // the push runs at most once (the list's marker), whatever the Redis client resends.
-        const pushed = (await this.push(appId, shardId, from, to)) ?? 0;
-        this.logger.debug(`refilled app ${appId} shard ${shardId} with ${from}..${to}`);
-        return { status: 'refilled', pushed };
+        return { status: 'refused', pushed: 0 };
       },
     );
     return outcome.acquired ? outcome.value : { status: 'busy', pushed: 0 };
@@ -282,15 +291,15 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         if (!allocation.segment) {
           return { status: 'exhausted', indexes };
         }
-        this.recordSize(appId, shardId, size, true);
         const { from, to } = allocation.segment;
         await this.testDelay(appId, shardId, from, to);
         const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
         // The whole segment is claimed on the list's marker before any of it is handed out: a
         // marker above it means these indexes went through the list before (handed out already).
-        if ((await this.push(appId, shardId, from, to, lastTaken + 1n)) === null) {
+        if ((await this.push(appId, shardId, from, to, allocation.maxIndex, lastTaken + 1n)) === null) {
           continue;
         }
+        this.recordSize(appId, shardId, size, true);
         for (let i = from; i <= lastTaken; i++) {
           indexes.push(i.toString());
         }
@@ -315,18 +324,37 @@ export class QueueRefillService implements BeforeApplicationShutdown {
    * key prefix): the row is moved past the marker, so the next segment is not refused too — else
    * every refill of the shard is refused, one step at a time, for as long as the distance lasts.
    */
-  private async push(appId: number, shardId: number, from: bigint, to: bigint, pushFrom: bigint = from): Promise<number | null> {
+  private async push(
+    appId: number,
+    shardId: number,
+    from: bigint,
+    to: bigint,
+    maxIndex: bigint,
+    pushFrom: bigint = from,
+  ): Promise<number | null> {
     const outcome = await this.lists.pushSegment(appId, shardId, from, to, pushFrom);
     if (!outcome.refusedAt) {
       return outcome.pushed;
     }
     const { mark } = outcome.refusedAt;
-    const behind = mark > to && (await this.repo.advancePast(appId, shardId, mark));
+    if (mark > MAX_INDEX) {
+      // Not an index this service ever pushes: a corrupt or foreign key. Moving the row there
+      // would use up the shard for good (or fail: max_id is a signed BIGINT).
+      this.monitor.refused('older');
+      this.logger.error(
+        `push of ${from}..${to} to app ${appId} shard ${shardId} refused by a marker of ${mark}, above every index ` +
+          `(${this.keys.pushMark(appId, shardId)} is corrupt or not ours): left as a gap, id_alloc not moved`,
+      );
+      return null;
+    }
+    // Past the marker, but never past the shard's limit: the marker itself refuses everything below it.
+    const target = mark < maxIndex ? mark : maxIndex;
+    const behind = mark > to && target > to && (await this.repo.advancePast(appId, shardId, target));
     this.monitor.refused(behind ? 'row_behind' : 'older');
     if (behind) {
       this.logger.error(
         `push of ${from}..${to} to app ${appId} shard ${shardId} refused: its list was already handed out up to ${mark}, ` +
-          `above id_alloc's max_id; max_id moved to ${mark} (was the database restored, or does another deployment use key prefix ` +
+          `above id_alloc's max_id; max_id moved to ${target} (was the database restored, or does another deployment use key prefix ` +
           `"${this.keys.prefix}"?)`,
       );
     } else {

@@ -173,7 +173,7 @@ export class AdminAppsService {
   /** Pushes one more segment to every shard of the app, whatever its list length. */
   async refillApp(appId: number): Promise<{ appId: number } & Record<RefillStatus, number>> {
     const rows = await this.requireApp(appId);
-    const counts: Record<RefillStatus, number> = { refilled: 0, sufficient: 0, busy: 0, exhausted: 0, missing: 0 };
+    const counts: Record<RefillStatus, number> = { refilled: 0, sufficient: 0, busy: 0, exhausted: 0, missing: 0, refused: 0 };
     for (const row of rows) {
       const result = await this.refill.refillShard(appId, row.shardId, {
         skipIfAtLeast: Number.MAX_SAFE_INTEGER,

@@ -122,7 +122,7 @@ describe('AdminAppsService (in-memory lists and id_alloc)', () => {
     const { admin, app, lists } = setUp();
     await admin.create(app());
     lists.append(APP, 0, 'x');
-    expect(await admin.refillApp(APP)).toEqual({ appId: APP, refilled: 64, sufficient: 0, busy: 0, exhausted: 0, missing: 0 });
+    expect(await admin.refillApp(APP)).toEqual({ appId: APP, refilled: 64, sufficient: 0, busy: 0, exhausted: 0, missing: 0, refused: 0 });
     expect(lists.entries(APP, 0)).toHaveLength(11);
     expect(lists.indexes(APP, SHARD)).toEqual(span(1, 10));
     expect(await errorKindOf(admin.refillApp(8))).toBe(ErrorKind.NotFound);

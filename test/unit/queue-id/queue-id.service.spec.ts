@@ -85,6 +85,24 @@ describe('QueueIdService (in-memory lists and id_alloc)', () => {
     expect(f.repo.allocations).toHaveLength(0);
   });
 
+  it('a request whose on-demand segments are refused by the marker is served from above it, or gets QUEUE_EMPTY, never an index below it', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    // The list went up to 35 before (a restored database): 1..10 refused, the row moved to 35.
+    f.lists.setMarker(APP, SHARD, 35n);
+    expect(indexesOf(await f.service.get(APP, gatePass, 2), APP, SHARD)).toEqual([36n, 37n]);
+
+    const g = queueFixture();
+    await g.addApp(APP, 10);
+    const claim = g.lists.pushSegment.bind(g.lists);
+    g.lists.pushSegment = async (appId, shardId, from, to, pushFrom) => {
+      g.lists.setMarker(appId, shardId, to + 10n);
+      return claim(appId, shardId, from, to, pushFrom);
+    };
+    expect(await errorKindOf(g.service.get(APP, gatePass, 1))).toBe(ErrorKind.QueueEmpty);
+    expect(g.lists.pushes.every((p) => p.refused)).toBe(true);
+  });
+
   it('waits for another instance refilling the shard and takes what it pushed, without allocating', async () => {
     const f = queueFixture();
     await f.addApp(APP, 10);

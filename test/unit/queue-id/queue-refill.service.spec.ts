@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
+import { MAX_INDEX, composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueRefillService, RefillRequest } from '../../../src/queue-id/queue-refill.service';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
 import { flush, queueFixture, span } from './queue-fixture';
@@ -92,7 +92,8 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
     await f.repo.retireApp(APP);
     await f.queueConfig.cleanUpRetiredLists();
     f.lists.releasePushes();
-    expect(await refill).toEqual({ status: 'refilled', pushed: 0 });
+    // Refused, then allocated again: the row is gone with the app.
+    expect(await refill).toEqual({ status: 'missing', pushed: 0 });
     expect(f.lists.pushes).toEqual([{ appId: APP, shardId: SHARD, from: 1n, to: 10n, pushFrom: 1n, refused: true }]);
     expect(f.lists.entries(APP, SHARD)).toEqual([]);
     expect(f.lists.marker(APP, SHARD)).toBe(10n);
@@ -126,18 +127,21 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
     expect(f.lists.marker(APP, SHARD)).toBe(10n);
   });
 
-  it('id_alloc behind the list (a restored database): the refused refill moves max_id past the marker, the next refill is served', async () => {
+  it('id_alloc behind the list (a restored database): the refused refill moves max_id past the marker and refills above it', async () => {
     const f = queueFixture();
     const refusals: string[] = [];
     f.monitor.subscribeRefusals((reason) => refusals.push(reason));
     await f.addApp(APP, 10);
     f.lists.setMarker(APP, SHARD, 1_000_000n);
-    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 0 });
+    // Not a million refused refills one step at a time: one refused, the row moved, the next served.
+    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 10 });
+    expect(f.lists.pushes.map((p) => [p.from, p.to, p.refused])).toEqual([
+      [1n, 10n, true],
+      [1_000_001n, 1_000_010n, false],
+    ]);
     // Counted apart from an ordinary refusal (shardleaf_queue_pushes_refused_total{reason}).
     expect(refusals).toEqual(['row_behind']);
-    // Not a million refused refills one step at a time: one, then the row is past the marker.
-    expect(f.repo.row(APP, SHARD)?.maxId).toBe(1_000_000n);
-    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 10 });
+    expect(f.repo.row(APP, SHARD)?.maxId).toBe(1_000_010n);
     expect(f.lists.indexes(APP, SHARD)).toEqual(span(1_000_001, 1_000_010));
     // An on-demand refill of another shard in the same state serves from above its marker at once.
     f.lists.setMarker(APP, 6, 5_000n);
@@ -147,18 +151,44 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
     expect(f.repo.row(APP, 6)?.maxId).toBe(5_010n);
   });
 
-  it('an on-demand refill refused twice (another instance claiming ahead each time) hands out nothing and says refused', async () => {
+  it('an on-demand refill and a sweep refill refused twice (a marker that keeps moving ahead) hand out nothing and say refused', async () => {
     const f = queueFixture();
     await f.addApp(APP, 10);
-    const claimAhead = f.lists.pushSegment.bind(f.lists);
-    // Every claim finds the marker one segment ahead of it, as if a racing instance got there first.
+    const claim = f.lists.pushSegment.bind(f.lists);
+    // Every claim finds the marker a step above its segment (another writer on the same prefix).
     f.lists.pushSegment = async (appId, shardId, from, to, pushFrom) => {
       f.lists.setMarker(appId, shardId, to + 10n);
-      return claimAhead(appId, shardId, from, to, pushFrom);
+      return claim(appId, shardId, from, to, pushFrom);
     };
     const taken = await f.refill.takeOnDemand(APP, SHARD, 2);
     expect(taken).toEqual({ status: 'refused', indexes: [] });
+    // Two attempts, each row moved past the marker it met: 1..10 → 20, then 21..30 → 40.
+    expect(f.lists.pushes.map((p) => [p.from, p.to, p.refused])).toEqual([
+      [1n, 10n, true],
+      [21n, 30n, true],
+    ]);
+    expect(f.repo.row(APP, SHARD)?.maxId).toBe(40n);
+    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refused', pushed: 0 });
+    expect(f.lists.pushes).toHaveLength(4);
     expect(f.lists.entries(APP, SHARD)).toEqual([]);
+  });
+
+  it('a marker above every index (corrupt or foreign) is a gap, never followed; one above max_limit_id moves the row to the limit only', async () => {
+    const f = queueFixture();
+    const refusals: string[] = [];
+    f.monitor.subscribeRefusals((reason) => refusals.push(reason));
+    await f.addApp(APP, 10);
+    f.lists.setMarker(APP, SHARD, MAX_INDEX + 1n);
+    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refused', pushed: 0 });
+    expect(f.repo.row(APP, SHARD)?.maxId).toBe(20n);
+    expect(refusals).toEqual(['older', 'older']);
+
+    const g = queueFixture();
+    await g.addApp(APP, 10, composeQueueId(25n, SHARD, APP));
+    g.lists.setMarker(APP, SHARD, 1_000n);
+    // 1..10 refused; the row goes to the limit (25), not to 1,000; nothing is left to allocate.
+    expect(await g.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'exhausted', pushed: 0 });
+    expect(g.repo.row(APP, SHARD)?.maxId).toBe(25n);
   });
 
   it('stops at max_limit_id: the last segment is cut there, then the shard is exhausted', async () => {
