@@ -31,35 +31,6 @@ function perfRecord(pid: number, seconds: number, out: string): Promise<void> {
 import { benchEnv, cleanRedis, dropDatabase, ensureBuild, recreateDatabase, admin } from './lib/bench-env';
 import { runWrk } from './lib/load';
 import { startCeiling, startService } from './lib/service';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { databaseUrl } from './lib/bench-env';
-import { freePort, startServer } from './lib/proc';
-
-/** The service from another build (SERVICES="name=/path/dist/src/main.js,…"). */
-async function startVariant(env: ReturnType<typeof benchEnv>, mainJs: string, profileDir?: string): Promise<ServerProc> {
-  const port = await freePort();
-  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  return startServer(
-    mainJs,
-    [...profile, mainJs],
-    {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl(env),
-      REDIS_URL: env.redisUrl,
-      KEY_PREFIX: env.keyPrefix,
-      ADMIN_TOKEN: env.adminToken,
-      SNOWFLAKE_MODE: 'local',
-      SNOWFLAKE_WORKER_ID: '1',
-      SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
-      SNOWFLAKE_CACHE_DIR: mkdtempSync(join(tmpdir(), 'shardleaf-bench-')),
-      NODE_ENV: 'production',
-    },
-    port,
-  );
-}
 import { gatePassPerShard, topUp } from './cases/queue';
 import type { ServerProc } from './lib/proc';
 
@@ -106,7 +77,7 @@ async function main(): Promise<void> {
   const variants: Array<[string, ServerProc]> = [];
   for (const spec of (process.env.SERVICES ?? '').split(',').filter(Boolean)) {
     const [vname, mainJs] = spec.split('=');
-    variants.push([vname, await startVariant(env, mainJs, profileDir)]);
+    variants.push([vname, await startService(env, profileDir, {}, undefined, mainJs)]);
   }
   const total = new Map<string, number>();
   try {

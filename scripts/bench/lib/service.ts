@@ -6,13 +6,15 @@ import { ROOT, ServerProc, TS_NODE, freePort, startServer } from './proc';
 
 /**
  * The real service from dist/ on a free port, with the bench database and key prefix. `timeoutMs`:
- * how long to wait for it to listen (startServer's default when not given).
+ * how long to wait for it to listen (startServer's default when not given); `mainJs`: another
+ * build's entry point (queue-cpu-split.ts compares builds), named after it.
  */
 export async function startService(
   env: BenchEnv,
   profileDir?: string,
   extra: NodeJS.ProcessEnv = {},
   timeoutMs?: number,
+  mainJs?: string,
 ): Promise<ServerProc> {
   const port = await freePort();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -22,8 +24,8 @@ export async function startService(
   let server: ServerProc;
   try {
     server = await startServer(
-      'shardleaf',
-      [...profile, join(ROOT, 'dist/src/main.js')],
+      mainJs ?? 'shardleaf',
+      [...profile, mainJs ?? join(ROOT, 'dist/src/main.js')],
       {
         PORT: String(port),
         HOST: '127.0.0.1',

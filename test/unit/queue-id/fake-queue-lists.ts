@@ -70,6 +70,18 @@ export class FakeQueueLists implements QueueLists {
     this.lists.set(key, [...(this.lists.get(key) ?? []), ...entries]);
   }
 
+  /**
+   * From now on every claim first finds the marker a step above its segment (`to + 10`), as if
+   * another writer on the same key prefix kept getting there first: every push is refused.
+   */
+  keepMarkerAhead(): void {
+    const claim = this.pushSegment.bind(this);
+    this.pushSegment = async (appId, shardId, from, to, pushFrom) => {
+      this.setMarker(appId, shardId, to + 10n);
+      return claim(appId, shardId, from, to, pushFrom);
+    };
+  }
+
   /** Sets the marker directly (another deployment's or an earlier push's trace). */
   setMarker(appId: number, shardId: number, mark: bigint): void {
     this.marks.set(shardKey(appId, shardId), mark);

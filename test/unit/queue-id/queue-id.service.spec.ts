@@ -94,11 +94,7 @@ describe('QueueIdService (in-memory lists and id_alloc)', () => {
 
     const g = queueFixture();
     await g.addApp(APP, 10);
-    const claim = g.lists.pushSegment.bind(g.lists);
-    g.lists.pushSegment = async (appId, shardId, from, to, pushFrom) => {
-      g.lists.setMarker(appId, shardId, to + 10n);
-      return claim(appId, shardId, from, to, pushFrom);
-    };
+    g.lists.keepMarkerAhead();
     expect(await errorKindOf(g.service.get(APP, gatePass, 1))).toBe(ErrorKind.QueueEmpty);
     expect(g.lists.pushes.every((p) => p.refused)).toBe(true);
   });

@@ -154,12 +154,7 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
   it('an on-demand refill and a sweep refill refused twice (a marker that keeps moving ahead) hand out nothing and say refused', async () => {
     const f = queueFixture();
     await f.addApp(APP, 10);
-    const claim = f.lists.pushSegment.bind(f.lists);
-    // Every claim finds the marker a step above its segment (another writer on the same prefix).
-    f.lists.pushSegment = async (appId, shardId, from, to, pushFrom) => {
-      f.lists.setMarker(appId, shardId, to + 10n);
-      return claim(appId, shardId, from, to, pushFrom);
-    };
+    f.lists.keepMarkerAhead();
     const taken = await f.refill.takeOnDemand(APP, SHARD, 2);
     expect(taken).toEqual({ status: 'refused', indexes: [] });
     // Two attempts, each row moved past the marker it met: 1..10 → 20, then 21..30 → 40.
