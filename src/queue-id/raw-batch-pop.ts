@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
+import { afterDeadline } from '../common/after-deadline';
 import { RedisUrlParts } from '../config/redis-config';
-import { PoppedIndexList, RespPopReader, RespProtocolError } from './core/resp-pop-reader';
-
-/** As the ioredis client (redis-client.factory.ts). */
-const CONNECT_TIMEOUT_MS = 3000;
+import { isDemotionReply } from '../infra/redis/demotion-replies';
+import { REDIS_KEEPALIVE_MS } from '../infra/redis/redis-client.factory';
+import { PoppedIndexList, RespErrorReply, RespPopReader, RespProtocolError } from './core/resp-pop-reader';
 /** AUTH errors of a server that needs no password (the ioredis client ignores them too). */
 const PASSWORD_NOT_NEEDED = /no password is set|without any password configured/i;
 /** Backoff after a connection that never became ready: 100 ms, doubling, at most 2 s. */
@@ -37,6 +37,12 @@ interface Link {
  * connection and fails every command waiting on it (their entries, popped or not, are a gap); the
  * next pop connects again, after a backoff when the last attempt never became ready. AUTH and
  * SELECT from REDIS_URL go first on every connection; an error reply to them drops it.
+ *
+ * Bounded as the ioredis client (command-deadlines.ts): a pop not answered within `timeoutMs`
+ * (connecting included) fails, and so does its connection with every pop waiting on it (a frozen
+ * or black-holed Redis); a connection whose handshake takes longer is abandoned. A reply saying
+ * the node was demoted (READONLY, MASTERDOWN) drops the connection too, so the next pop connects
+ * again and follows a name or virtual IP moved to the promoted node.
  */
 export class RawBatchPop {
   private readonly logger = new Logger('RawBatchPop');
@@ -48,7 +54,10 @@ export class RawBatchPop {
   /** Pops answered over this connection (tests check the path is in use). */
   served = 0;
 
-  constructor(private readonly endpoint: RedisUrlParts) {}
+  constructor(
+    private readonly endpoint: RedisUrlParts,
+    private readonly timeoutMs: number,
+  ) {}
 
   /**
    * `LPOP key n` (with `LLEN key` after it when withLength), entries above maxIndex dropped and
@@ -69,7 +78,25 @@ export class RawBatchPop {
     if (withLength) {
       request += `*2\r\n$4\r\nLLEN\r\n$${keyBytes}\r\n${key}\r\n`;
     }
-    return new Promise<RawPopped>((resolve, reject) => {
+    return new Promise<RawPopped>((outerResolve, outerReject) => {
+      // Settled once: by the reply, or by the deadline (then the connection goes, with every pop on it).
+      let settled = false;
+      const cancel = afterDeadline(this.timeoutMs, () => {
+        if (!settled) {
+          this.deadlinePassed(link);
+        }
+      });
+      const resolve = (value: RawPopped): void => {
+        settled = true;
+        cancel();
+        outerResolve(value);
+      };
+      const reject = (err: Error): void => {
+        settled = true;
+        cancel();
+        this.dropIfDemoted(link, err);
+        outerReject(err);
+      };
       if (!withLength) {
         link.reader.expectPop(n, maxIndex, (err, list) => {
           if (err) {
@@ -98,6 +125,30 @@ export class RawBatchPop {
       }
       this.send(link, request);
     });
+  }
+
+  /**
+   * A pop's deadline passed without its reply (common/after-deadline.ts: a reply that arrived
+   * during an event-loop stall was read first): the connection is dropped and every pop waiting on
+   * it fails (their entries, popped or not, are a gap).
+   */
+  private deadlinePassed(link: Link): void {
+    if (this.link === link) {
+      this.drop(link, new Error(`batch-pop connection: Redis did not answer within ${this.timeoutMs} ms`));
+      link.socket.destroy();
+    }
+  }
+
+  /**
+   * A demoted node refuses writes: its connection goes at once (the pops waiting on it fail: a
+   * replica ran none of them), so the next pop connects again. Called while the reply is read: the
+   * rest of that chunk then has no command waiting and is dropped with the socket.
+   */
+  private dropIfDemoted(link: Link, err: Error): void {
+    if (err instanceof RespErrorReply && isDemotionReply(err.message)) {
+      this.drop(link, new Error(`batch-pop connection: ${err.message}`));
+      link.socket.destroy();
+    }
   }
 
   /**
@@ -153,10 +204,10 @@ export class RawBatchPop {
     const link: Link = { socket, reader: new RespPopReader(), ready: false, unsent: '' };
     this.link = link;
     socket.setNoDelay(true);
-    socket.setKeepAlive(true, 30_000);
-    socket.setTimeout(CONNECT_TIMEOUT_MS, () => {
+    socket.setKeepAlive(true, REDIS_KEEPALIVE_MS);
+    socket.setTimeout(this.timeoutMs, () => {
       if (!link.ready) {
-        socket.destroy(new Error(`connect timeout after ${CONNECT_TIMEOUT_MS} ms`));
+        socket.destroy(new Error(`connect and handshake not done within ${this.timeoutMs} ms`));
       }
     });
     let failure: Error | null = null;

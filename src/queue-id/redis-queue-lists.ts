@@ -40,7 +40,9 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     super();
     this.confirmsPops = replicaAck.enabled;
     this.rawBatchPop =
-      config.redis.topology.kind === 'standalone' && !replicaAck.enabled ? new RawBatchPop(standaloneEndpoint(redis)) : null;
+      config.redis.topology.kind === 'standalone' && !replicaAck.enabled
+        ? new RawBatchPop(standaloneEndpoint(redis), config.redis.commandTimeoutMs)
+        : null;
     // Scripts defined before any command is sent (pop-with-length.ts: auto-pipelining).
     definePopWithLength(redis);
     defineRetireList(redis);
