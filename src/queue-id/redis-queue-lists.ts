@@ -120,6 +120,10 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     return this.redis.llen(this.keys.list(appId, shardId));
   }
 
+  pushMark(appId: number, shardId: number): Promise<string | null> {
+    return this.redis.get(this.keys.pushMark(appId, shardId));
+  }
+
   /** LLENs in pipelines of 1,000 (lengthsOf), so thousands of lists never hold the event loop. */
   lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]> {
     return lengthsOf(

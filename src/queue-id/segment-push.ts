@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_INDEX } from './core/queue-id-layout';
 import { sendPreEncoded } from '../infra/redis/pre-encoded-command';
 import { rpushRangeRequest } from '../infra/redis/resp-range';
 import { RedisClient } from '../infra/redis/redis.tokens';
@@ -49,16 +50,17 @@ import { RedisClient } from '../infra/redis/redis.tokens';
  *   a claim and of an RPUSH separately.
  *
  * KEYS[1] the list (routes the script to its slot), KEYS[2] its marker; ARGV from, to as decimal
- * strings below 2^53 (exact in Lua's doubles). Returns {1, to} when claimed, {0, marker} when refused.
+ * strings below 2^53 (exact in Lua's doubles). Returns {1, to} when claimed, {0, marker} when refused,
+ * {2, marker} when the marker is not an index this service pushes (core/push-marker.ts: not a
+ * decimal integer, or above MAX_INDEX): refused too, and the caller refuses the shard.
  */
 export const CLAIM_LUA = `
 local raw = redis.call('GET', KEYS[2])
 if raw then
-  local mark = tonumber(raw)
-  if not mark then
-    return redis.error_reply('ERR push marker ' .. KEYS[2] .. ' is not a number')
+  if not string.match(raw, '^%-?%d+$') or #raw > 17 or tonumber(raw) > ${MAX_INDEX} then
+    return {2, raw}
   end
-  if mark >= tonumber(ARGV[1]) then
+  if tonumber(raw) >= tonumber(ARGV[1]) then
     return {0, raw}
   end
 end
@@ -82,10 +84,12 @@ export interface PushOutcome {
   pushed: number;
   /** Set when the claim was refused (the marker already at or past `from`): the segment is a gap. */
   refusedAt?: { from: bigint; mark: bigint };
+  /** Set when refused by a marker that is not an index (corrupt, or not ours): a gap. */
+  invalidMark?: string;
 }
 
-/** The claim's answer: `claimed`, or refused with the marker found. */
-export type Claim = { claimed: true } | { claimed: false; mark: bigint };
+/** The claim's answer: `claimed`, refused with the marker found, or refused by a marker that is not an index. */
+export type Claim = { claimed: true } | { claimed: false; mark: bigint } | { claimed: false; invalid: string };
 
 /**
  * Step 1: raises the marker from below `from` to `to` (CLAIM_LUA). EVALSHA, with EVAL when the
@@ -113,6 +117,9 @@ export async function claimRange(
     reply = await redis.eval(CLAIM_LUA, 2, ...args);
   }
   const [claimed, mark] = reply as [number, string];
+  if (claimed === 2) {
+    return { claimed: false, invalid: String(mark) };
+  }
   return claimed === 1 ? { claimed: true } : { claimed: false, mark: BigInt(mark) };
 }
 
@@ -154,7 +161,7 @@ export async function pushRange(
 ): Promise<PushOutcome> {
   const claim = await claimRange(redis, listKey, markKey, from, to);
   if (!claim.claimed) {
-    return { pushed: 0, refusedAt: { from, mark: claim.mark } };
+    return 'invalid' in claim ? { pushed: 0, invalidMark: claim.invalid } : { pushed: 0, refusedAt: { from, mark: claim.mark } };
   }
   const first = pushFrom > from ? pushFrom : from;
   return { pushed: first <= to ? await pushClaimed(redis, listKey, first, to) : 0 };

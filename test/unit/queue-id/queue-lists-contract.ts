@@ -2,16 +2,39 @@ import { QueueLists } from '../../../src/queue-id/core/queue-lists';
 
 const text = (entries: readonly Uint8Array[]): string[] => entries.map((e) => Buffer.from(e).toString('latin1'));
 
+/** Lists to test, and a way to write a list's marker as another writer would (any string). */
+export interface ContractLists {
+  lists: QueueLists;
+  setMarker(appId: number, shardId: number, raw: string): Promise<void>;
+}
+
 /**
  * The semantics every QueueLists keeps (core/queue-lists.ts), as one suite: run against the
  * in-memory fake (unit) and against RedisQueueLists on a real Redis (integration), so the fake
  * the service tests rely on cannot drift from the real lists. `make` gives lists with nothing
  * in them (no list, no marker) for app 1.
  */
-export function queueListsContract(make: () => QueueLists): void {
+export function queueListsContract(make: () => ContractLists): void {
   let lists: QueueLists;
+  let setMarker: ContractLists['setMarker'];
   beforeEach(() => {
-    lists = make();
+    ({ lists, setMarker } = make());
+  });
+
+  it('reads the marker as stored; one that is not an index (corrupt, or not ours) refuses every push', async () => {
+    expect(await lists.pushMark(1, 12)).toBeNull();
+    expect(await lists.pushSegment(1, 12, 1n, 5n)).toEqual({ pushed: 5 });
+    expect(await lists.pushMark(1, 12)).toBe('5');
+    for (const raw of ['562949953421312', 'not-a-number', '1e3', '']) {
+      await setMarker(1, 12, raw);
+      expect(await lists.pushMark(1, 12)).toBe(raw);
+      expect(await lists.pushSegment(1, 12, 6n, 9n)).toEqual({ pushed: 0, invalidMark: raw });
+      expect(await lists.pushSegment(1, 12, 100n, 200n, 150n)).toEqual({ pushed: 0, invalidMark: raw });
+    }
+    expect(await lists.length(1, 12)).toBe(5);
+    // Fixed by an operator: pushes go on above it.
+    await setMarker(1, 12, '5');
+    expect(await lists.pushSegment(1, 12, 6n, 9n)).toEqual({ pushed: 4 });
   });
 
   it('is FIFO: pops of up to n from the head, with the length the pop left', async () => {
