@@ -82,7 +82,7 @@ export function loadConfig(rawEnv: Env): AppConfig {
       refillCron: readCron(env, 'QUEUE_REFILL_CRON', '0 */2 * * * *', isCron),
       reloadCron: readCron(env, 'QUEUE_RELOAD_CRON', '30 */2 * * * *', isCron),
       lockTtlMs: readInt(env, 'QUEUE_LOCK_TTL_MS', 60_000, 100, 3_600_000),
-      demandLockWaitMs: readInt(env, 'QUEUE_DEMAND_LOCK_WAIT_MS', 500, 0, 60_000),
+      demandLockWaitMs: readInt(env, 'QUEUE_DEMAND_LOCK_WAIT_MS', 250, 0, 60_000),
       idleRatio: readNumber(env, 'QUEUE_IDLE_RATIO', 0.2, 0, 1),
       refillAhead: readBool(env, 'QUEUE_REFILL_AHEAD', true),
       refillTargetMs: readInt(env, 'QUEUE_REFILL_TARGET_MS', 900_000, 1_000, 86_400_000),

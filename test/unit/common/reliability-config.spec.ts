@@ -20,7 +20,7 @@ describe('reliability settings', () => {
     const c = loadConfig({});
     expect(c.redis.commandTimeoutMs).toBe(500);
     expect(c.database.queryTimeoutMs).toBe(1000);
-    expect(c.queue.demandLockWaitMs).toBe(500);
+    expect(c.queue.demandLockWaitMs).toBe(250);
     // Under podman's 10 s and Kubernetes' 30 s.
     expect(c.shutdownTimeoutMs).toBe(8000);
   });
