@@ -55,6 +55,15 @@ export class SegmentClaims {
     if (outcome.invalidMark !== undefined) {
       throw this.invalid(appId, shardId, outcome.invalidMark, `push of ${from}..${to} refused: a gap`);
     }
+    if (outcome.limitedAt !== undefined) {
+      // Allocated before max_limit_id was lowered: a gap; the next allocation reads the new limit.
+      this.monitor.refused('above_limit');
+      this.logger.warn(
+        `push of ${from}..${to} to app ${appId} shard ${shardId} refused: max_limit_id was lowered meanwhile ` +
+          `(index ${outcome.limitedAt} at most): left as a gap`,
+      );
+      return null;
+    }
     if (!outcome.refusedAt) {
       return outcome.pushed;
     }

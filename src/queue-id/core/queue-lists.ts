@@ -50,6 +50,8 @@ export interface SegmentPushOutcome {
   refusedAt?: { from: bigint; mark: bigint };
   /** Set when refused because the marker is not an index (core/push-marker.ts): nothing pushed, a gap. */
   invalidMark?: string;
+  /** Set when refused by the shard's stored limit (see `applyLimits`): nothing pushed, a gap. */
+  limitedAt?: bigint;
 }
 
 /** A shard of a deleted app and the highest index it ever allocated (its tombstone). */
@@ -137,6 +139,14 @@ export abstract class QueueLists {
    * Returns how many lists existed.
    */
   abstract retire(shards: readonly RetiredList[]): Promise<number>;
+
+  /**
+   * A changed max_limit_id, per shard: its new highest index (lowered), or null (raised or
+   * removed). Lowered: the list is deleted (a gap) and the limit stored for a while next to it,
+   * atomically; from then on every push reaching above it is refused or taken off again, on every
+   * instance, before their next reload. Null: the stored limit is deleted. Returns the lists deleted.
+   */
+  abstract applyLimits(appId: number, shards: ReadonlyArray<{ shardId: number; maxIndex: bigint | null }>): Promise<number>;
 
   /** Deletes the lists of these shards of one app (markers kept). Returns how many existed. */
   abstract deleteLists(appId: number, shardIds: Iterable<number>): Promise<number>;

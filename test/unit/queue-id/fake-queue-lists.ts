@@ -41,6 +41,8 @@ export class FakeQueueLists implements QueueLists {
   private readonly marks = new Map<string, bigint>();
   /** Markers written as raw strings (setRawMarker), over `marks`: possibly not an index. */
   private readonly rawMarks = new Map<string, string>();
+  /** Stored limits (applyLimits): the highest index a push may reach (no expiry here). */
+  private readonly limits = new Map<string, bigint>();
   confirmsPops = false;
   /** Confirmed pops are not confirmed by the replicas: their entries are dropped, QUEUE_NOT_REPLICATED. */
   unconfirmed = false;
@@ -197,6 +199,10 @@ export class FakeQueueLists implements QueueLists {
     if (invalid !== undefined) {
       return { pushed: 0, invalidMark: invalid };
     }
+    const limit = this.limits.get(key);
+    if (limit !== undefined && mark < from && to > limit) {
+      return { pushed: 0, limitedAt: limit };
+    }
     if (refused) {
       return { pushed: 0, refusedAt: { from, mark } };
     }
@@ -218,9 +224,25 @@ export class FakeQueueLists implements QueueLists {
       deleted += this.delete(key);
       // As the retire script: a marker that is not a number is replaced by the tombstone.
       this.rawMarks.delete(key);
+      this.limits.delete(key);
       const mark = this.marks.get(key);
       if (mark === undefined || mark < r.maxId) {
         this.marks.set(key, r.maxId);
+      }
+    }
+    return deleted;
+  }
+
+  async applyLimits(appId: number, shards: ReadonlyArray<{ shardId: number; maxIndex: bigint | null }>): Promise<number> {
+    this.check();
+    let deleted = 0;
+    for (const { shardId, maxIndex } of shards) {
+      const key = shardKey(appId, shardId);
+      if (maxIndex === null) {
+        this.limits.delete(key);
+      } else {
+        this.limits.set(key, maxIndex);
+        deleted += this.delete(key);
       }
     }
     return deleted;

@@ -98,6 +98,20 @@ export function queueListsContract(make: () => ContractLists): void {
     expect(await lists.pushSegment(1, 3, 8n, 8n)).toEqual({ pushed: 1 });
   });
 
+  it('a lowered limit deletes the list and refuses every push reaching above it; raised, pushes go on; a retire forgets it', async () => {
+    await lists.pushSegment(1, 13, 1n, 5n);
+    expect(await lists.applyLimits(1, [{ shardId: 13, maxIndex: 8n }, { shardId: 14, maxIndex: 8n }])).toBe(1);
+    expect(await lists.length(1, 13)).toBe(0);
+    expect(await lists.pushSegment(1, 13, 6n, 10n)).toEqual({ pushed: 0, limitedAt: 8n });
+    // Refused before the marker moves: a segment within the limit still goes.
+    expect(await lists.pushSegment(1, 13, 6n, 8n)).toEqual({ pushed: 3 });
+    expect(await lists.applyLimits(1, [{ shardId: 13, maxIndex: null }])).toBe(0);
+    expect(await lists.length(1, 13)).toBe(3);
+    expect(await lists.pushSegment(1, 13, 9n, 20n)).toEqual({ pushed: 12 });
+    await lists.retire([{ appId: 1, shardId: 14, maxId: 2n }]);
+    expect(await lists.pushSegment(1, 14, 3n, 30n)).toEqual({ pushed: 28 });
+  });
+
   it('deletes lists, counting those that existed, and keeps their markers', async () => {
     await lists.pushSegment(1, 4, 1n, 3n);
     await lists.pushSegment(1, 5, 1n, 3n);
