@@ -68,6 +68,12 @@ export class TcpProxy {
     this.frozen = true;
   }
 
+  /** A path that heals after black-holing: what was held is lost, the connections that saw it are reset. */
+  heal(): void {
+    this.dropAll();
+    this.frozen = false;
+  }
+
   /** Passes on what was held, in order, and lets bytes through again. */
   thaw(): void {
     this.frozen = false;
