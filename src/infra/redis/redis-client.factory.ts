@@ -52,7 +52,14 @@ export function createRedisClient(config: RedisConfig): RedisClient {
       client = new Redis(config.url, BATCHED_WRITES);
       break;
     case 'sentinel':
-      client = new Redis({ ...BATCHED_WRITES, ...urlOptions(config.url), sentinels: topology.sentinels, name: topology.name });
+      client = new Redis({
+        ...BATCHED_WRITES,
+        ...urlOptions(config.url),
+        sentinels: topology.sentinels,
+        name: topology.name,
+        // The sentinels' own connections (asking where the master is) are bounded too.
+        sentinelCommandTimeout: config.commandTimeoutMs,
+      });
       break;
     case 'cluster': {
       const { db: _db, ...auth } = urlOptions(config.url);
