@@ -178,11 +178,15 @@ export class AdminAppsService {
     const rows = await this.requireApp(appId);
     const counts: Record<RefillStatus, number> = { refilled: 0, sufficient: 0, busy: 0, exhausted: 0, missing: 0, refused: 0 };
     for (const row of rows) {
-      const result = await this.refill.refillShard(appId, row.shardId, {
-        skipIfAtLeast: Number.MAX_SAFE_INTEGER,
-        minWanted: 1,
-        lockRetries: 40,
-      });
+      const result = await this.refill
+        .refillShard(appId, row.shardId, { skipIfAtLeast: Number.MAX_SAFE_INTEGER, minWanted: 1, lockRetries: 40 })
+        .catch((err: unknown) => {
+          // A shard refused for its push marker is counted; the others are still refilled.
+          if (err instanceof IdGenError && err.kind === ErrorKind.QueueMarkerInvalid) {
+            return { status: 'refused' as const };
+          }
+          throw err;
+        });
       counts[result.status]++;
     }
     return { appId, ...counts };

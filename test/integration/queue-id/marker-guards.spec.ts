@@ -78,6 +78,9 @@ describe('push markers on every path that allocates', () => {
     }
     // Leases and the admin refill are refused too, before id_alloc moves.
     expectError(await request(app, 'POST', `/api/id/${appId}/lease?gatePass=${gatePass}&count=10`, { token: null }), 503, -7);
+    const refilled = await request(app, 'POST', `/admin/apps/${appId}/refill`);
+    expect(refilled.status).toBe(200);
+    expect(refilled.json()).toMatchObject({ refilled: 63, refused: 1 });
     expect((await maxId(appId, shard)) - before).toBeLessThanOrEqual(1000n);
     // An operator removes the key: the same app serves again, no restart.
     await suite.env.redis.del(markerKey(appId, shard));
