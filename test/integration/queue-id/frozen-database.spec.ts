@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { appSuite } from '../../support/app-suite';
 import { pollUntil } from '../../support/poll';
+import { SeenIds } from '../../support/seen-ids';
 import { TcpProxy } from '../../support/tcp-proxy';
 import { InjectResult, TEST_MYSQL_URL, expectError, request } from '../../support/test-env';
 
@@ -23,15 +24,7 @@ describe('a frozen MariaDB', () => {
   const suite = appSuite('qfrozendb');
   let proxy: TcpProxy;
   let app: NestFastifyApplication;
-  const seen = new Set<string>();
-  let duplicates = 0;
-
-  const record = (res: InjectResult): void => {
-    for (const id of res.json<{ ids: string[] }>().ids) {
-      duplicates += seen.has(id) ? 1 : 0;
-      seen.add(id);
-    }
-  };
+  const ids = new SeenIds();
 
   async function timed(gatePass: string): Promise<{ res: InjectResult; ms: number }> {
     const started = Date.now();
@@ -56,7 +49,7 @@ describe('a frozen MariaDB', () => {
     // FULL's list gets a segment of 500 (one on-demand refill), EMPTY's stays empty.
     const first = await timed(FULL);
     expect(first.res.status).toBe(200);
-    record(first.res);
+    ids.record(first.res);
 
     proxy.freeze();
     const refused: number[] = [];
@@ -68,7 +61,7 @@ describe('a frozen MariaDB', () => {
         refused.push(needsRefill.ms);
         const fromList = await timed(FULL);
         expect(fromList.res.status).toBe(200);
-        record(fromList.res);
+        ids.record(fromList.res);
         served.push(fromList.ms);
       }
       // Concurrent refills of the empty shard, with pops of the full one between them.
@@ -79,7 +72,7 @@ describe('a frozen MariaDB', () => {
           refused.push(ms);
         } else {
           expect(res.status).toBe(200);
-          record(res);
+          ids.record(res);
           served.push(ms);
         }
       }
@@ -95,12 +88,12 @@ describe('a frozen MariaDB', () => {
       const { res } = await timed(EMPTY);
       return res.status === 200 ? res : false;
     }, { timeoutMs: 10_000, intervalMs: 100 });
-    record(again);
+    ids.record(again);
     for (let i = 0; i < 10; i++) {
       const { res } = await timed(i % 2 === 0 ? EMPTY : FULL);
       expect(res.status).toBe(200);
-      record(res);
+      ids.record(res);
     }
-    expect(duplicates).toBe(0);
+    expect(ids.duplicates).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { appSuite } from '../../support/app-suite';
 import { pollUntil } from '../../support/poll';
+import { SeenIds } from '../../support/seen-ids';
 import { OwnRedisServer } from '../../support/redis-server';
 import { InjectResult, expectError, request } from '../../support/test-env';
 
@@ -21,16 +22,7 @@ describe('a frozen Redis (SIGSTOP)', () => {
   const suite = appSuite('qfrozenredis');
   let redis: OwnRedisServer;
   let app: NestFastifyApplication;
-  const seen = new Set<string>();
-  let duplicates = 0;
-
-  const record = (res: InjectResult): void => {
-    const ids = res.contentType.includes('json') ? res.json<{ ids: string[] }>().ids : [res.body];
-    for (const id of ids) {
-      duplicates += seen.has(id) ? 1 : 0;
-      seen.add(id);
-    }
-  };
+  const ids = new SeenIds();
 
   async function timed(path: string): Promise<{ res: InjectResult; ms: number }> {
     const started = Date.now();
@@ -53,7 +45,7 @@ describe('a frozen Redis (SIGSTOP)', () => {
     for (const path of [SINGLE, BATCH, SINGLE, BATCH]) {
       const { res } = await timed(path);
       expect(res.status).toBe(200);
-      record(res);
+      ids.record(res);
     }
     redis.freeze();
     const answered: number[] = [];
@@ -83,13 +75,13 @@ describe('a frozen Redis (SIGSTOP)', () => {
         const { res: r } = await timed(path);
         return r.status === 200 ? r : false;
       }, { timeoutMs: 10_000, intervalMs: 100 });
-      record(res);
+      ids.record(res);
     }
     for (let i = 0; i < 20; i++) {
       const { res } = await timed(i % 2 === 0 ? SINGLE : BATCH);
       expect(res.status).toBe(200);
-      record(res);
+      ids.record(res);
     }
-    expect(duplicates).toBe(0);
+    expect(ids.duplicates).toBe(0);
   });
 });

@@ -4,9 +4,10 @@ import { QueueLists } from '../../../src/queue-id/core/queue-lists';
 import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
 import { appSuite } from '../../support/app-suite';
 import { pollUntil } from '../../support/poll';
+import { SeenIds } from '../../support/seen-ids';
 import { OwnRedisServer } from '../../support/redis-server';
 import { TcpProxy } from '../../support/tcp-proxy';
-import { InjectResult, request } from '../../support/test-env';
+import { request } from '../../support/test-env';
 
 /**
  * A Redis demoted under its name: a primary and its replica swap roles (FAILOVER, coordinated: no
@@ -36,16 +37,7 @@ describe('a Redis demoted under its name', () => {
   let replica: OwnRedisServer;
   let name: TcpProxy;
   let app: NestFastifyApplication;
-  const seen = new Set<string>();
-  let duplicates = 0;
-
-  const record = (res: InjectResult): void => {
-    const ids = res.contentType.includes('json') ? res.json<{ ids: string[] }>().ids : [res.body];
-    for (const id of ids) {
-      duplicates += seen.has(id) ? 1 : 0;
-      seen.add(id);
-    }
-  };
+  const ids = new SeenIds();
 
   beforeAll(async () => {
     primary = await OwnRedisServer.start();
@@ -66,7 +58,7 @@ describe('a Redis demoted under its name', () => {
     for (const path of [SINGLE, BATCH, SINGLE, BATCH]) {
       const res = await request(app, 'GET', path, { token: null });
       expect(res.status).toBe(200);
-      record(res);
+      ids.record(res);
     }
     const lists = app.get<QueueLists, RedisQueueLists>(QueueLists);
     expect(lists.rawBatchPop).not.toBeNull();
@@ -88,7 +80,7 @@ describe('a Redis demoted under its name', () => {
         const r = await request(app, 'GET', path, { token: null });
         return r.status === 200 ? r : false;
       }, { timeoutMs: 10_000, intervalMs: 100 });
-      record(res);
+      ids.record(res);
     }
     const recovered = Date.now() - moved;
     console.log(`[demotion] gets succeeded again ${recovered} ms after the name moved`);
@@ -96,10 +88,10 @@ describe('a Redis demoted under its name', () => {
     for (let i = 0; i < 20; i++) {
       const res = await request(app, 'GET', i % 2 === 0 ? SINGLE : BATCH, { token: null });
       expect(res.status).toBe(200);
-      record(res);
+      ids.record(res);
     }
     // The batches went over the batch pop connection, now to the promoted node.
     expect(lists.rawBatchPop?.served ?? 0).toBeGreaterThan(batchesBefore);
-    expect(duplicates).toBe(0);
+    expect(ids.duplicates).toBe(0);
   });
 });
