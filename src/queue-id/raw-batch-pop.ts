@@ -6,8 +6,7 @@ import { RedisUrlParts } from '../config/redis-config';
 import { isDemotionReply } from '../infra/redis/demotion-replies';
 import { REDIS_KEEPALIVE_MS } from '../infra/redis/redis-client.factory';
 import { PoppedIndexList, RespErrorReply, RespPopReader, RespProtocolError } from './core/resp-pop-reader';
-/** AUTH errors of a server that needs no password (the ioredis client ignores them too). */
-const PASSWORD_NOT_NEEDED = /no password is set|without any password configured/i;
+import { writeHandshake } from './raw-batch-handshake';
 /** Backoff after a connection that never became ready: 100 ms, doubling, at most 2 s. */
 const BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2000;
@@ -227,7 +226,11 @@ export class RawBatchPop {
     socket.on('close', () => {
       this.drop(link, failure ?? new Error('batch-pop connection: connection closed'));
     });
-    this.handshake(link, () => {
+    const fail = (err: Error): void => {
+      this.drop(link, err);
+      socket.destroy();
+    };
+    writeHandshake(this.endpoint, socket, link.reader, this.logger, fail, () => {
       link.ready = true;
       socket.setTimeout(0);
       this.failures = 0;
@@ -240,46 +243,6 @@ export class RawBatchPop {
       }
     });
     return link;
-  }
-
-  /** AUTH and SELECT of REDIS_URL, written before any pop (pops written meanwhile follow them). */
-  private handshake(link: Link, onReady: () => void): void {
-    const { username, password, db } = this.endpoint;
-    const commands: string[][] = [];
-    // As the ioredis client does: AUTH user password when there is a user, AUTH password when only a password.
-    if (username) {
-      commands.push(['AUTH', username, password ?? '']);
-    } else if (password) {
-      commands.push(['AUTH', password]);
-    }
-    if (db !== 0) {
-      commands.push(['SELECT', String(db)]);
-    }
-    if (commands.length === 0) {
-      link.socket.once(this.endpoint.tls ? 'secureConnect' : 'connect', onReady);
-      return;
-    }
-    let left = commands.length;
-    for (const args of commands) {
-      link.reader.expectOk((reply) => {
-        let err = reply;
-        if (err && args[0] === 'AUTH' && PASSWORD_NOT_NEEDED.test(err.message)) {
-          // A password the server does not ask for: the ioredis client warns and goes on; so does this one.
-          this.logger.warn(`batch-pop connection: ${err.message} (a password was given that Redis does not need)`);
-          err = null;
-        }
-        if (err) {
-          const failure = new Error(`batch-pop connection: ${args[0]} failed: ${err.message}`);
-          this.drop(link, failure);
-          link.socket.destroy();
-          return;
-        }
-        if (--left === 0) {
-          onReady();
-        }
-      });
-      link.socket.write(encode(args));
-    }
   }
 
   /** The connection is gone: every waiting command fails; the next pop reconnects (after a backoff if it never became ready). */
@@ -302,13 +265,4 @@ export class RawBatchPop {
     }
     link.reader.failAll(err);
   }
-}
-
-/** A command as RESP (arguments as UTF-8). */
-function encode(args: readonly string[]): string {
-  let out = `*${args.length}\r\n`;
-  for (const a of args) {
-    out += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
-  }
-  return out;
 }
