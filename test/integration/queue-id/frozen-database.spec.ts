@@ -4,7 +4,7 @@ import { appSuite } from '../../support/app-suite';
 import { pollUntil } from '../../support/poll';
 import { SeenIds } from '../../support/seen-ids';
 import { TcpProxy } from '../../support/tcp-proxy';
-import { InjectResult, TEST_MYSQL_URL, expectError, request } from '../../support/test-env';
+import { BOUNDS_AT_DEFAULTS, InjectResult, TEST_MYSQL_URL, expectError, request } from '../../support/test-env';
 
 /**
  * MariaDB frozen (a proxy in front of the shared server that accepts and holds every byte, as a
@@ -40,7 +40,7 @@ describe('a frozen MariaDB', () => {
     const url = new URL(suite.env.env.DATABASE_URL);
     url.hostname = '127.0.0.1';
     url.port = String(proxy.port);
-    app = await suite.start({ DATABASE_URL: url.toString() });
+    app = await suite.start({ ...BOUNDS_AT_DEFAULTS, DATABASE_URL: url.toString() });
     const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'frozen-db', step: 500 } });
     expect(created.status).toBe(201);
   });

@@ -3,7 +3,7 @@ import { appSuite } from '../../support/app-suite';
 import { pollUntil } from '../../support/poll';
 import { SeenIds } from '../../support/seen-ids';
 import { OwnRedisServer } from '../../support/redis-server';
-import { InjectResult, expectError, request } from '../../support/test-env';
+import { BOUNDS_AT_DEFAULTS, InjectResult, expectError, request } from '../../support/test-env';
 
 /**
  * A Redis frozen with SIGSTOP (a VM pause, a long stall): the kernel still accepts connections and
@@ -35,7 +35,7 @@ describe('a frozen Redis (SIGSTOP)', () => {
     suite.defer(() => redis.destroy());
     // Thawed before anything is closed, whatever a test left.
     suite.defer(() => redis.thaw());
-    app = await suite.start({ REDIS_URL: redis.url, QUEUE_REFILL_AHEAD: 'true' });
+    app = await suite.start({ ...BOUNDS_AT_DEFAULTS, REDIS_URL: redis.url, QUEUE_REFILL_AHEAD: 'true' });
     const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'frozen', step: 1000 } });
     expect(created.status).toBe(201);
   });

@@ -7,7 +7,7 @@ import { pollUntil } from '../../support/poll';
 import { SeenIds } from '../../support/seen-ids';
 import { OwnRedisServer } from '../../support/redis-server';
 import { TcpProxy } from '../../support/tcp-proxy';
-import { request } from '../../support/test-env';
+import { BOUNDS_AT_DEFAULTS, request } from '../../support/test-env';
 
 /**
  * A Redis demoted under its name: a primary and its replica swap roles (FAILOVER, coordinated: no
@@ -50,7 +50,7 @@ describe('a Redis demoted under its name', () => {
     r.disconnect();
     name = await TcpProxy.start(primary.port);
     suite.defer(() => name.close());
-    app = await suite.start({ REDIS_URL: `redis://127.0.0.1:${name.port}/0`, QUEUE_REFILL_AHEAD: 'true' });
+    app = await suite.start({ ...BOUNDS_AT_DEFAULTS, REDIS_URL: `redis://127.0.0.1:${name.port}/0`, QUEUE_REFILL_AHEAD: 'true' });
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'demoted', step: 1000 } })).status).toBe(201);
   });
 
