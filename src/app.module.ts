@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
+import { ShutdownDeadline } from './common/shutdown-deadline';
 import { TestHooks, TestHooksModule } from './common/test-hooks';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -33,6 +34,7 @@ export class AppModule {
         DashboardModule,
         OpenApiModule,
       ],
+      providers: [ShutdownDeadline],
     };
   }
 }

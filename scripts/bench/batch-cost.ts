@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     throw new Error('usage: batch-cost.ts redis://host:port [batches] [rounds]');
   }
   const redis = new Redis(url);
-  raw = new RawBatchPop(redisUrlParts(url));
+  raw = new RawBatchPop(redisUrlParts(url), 2000);
   const only = process.env.BATCH_COST_PATHS?.split(',');
   const batches = Number(batchesRaw ?? 2000);
   const rounds = Number(roundsRaw ?? 3);

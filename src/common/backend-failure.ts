@@ -26,6 +26,10 @@ const BACKEND_NAMES = new Set([
   'ConnectionIsNotSetError',
   'CannotConnectAlreadyConnectedError',
   'ExecutionError',
+  // A Redis or MySQL call that was not answered in time (infra/redis/command-deadlines.ts,
+  // infra/database/bounded-pool.ts).
+  'RedisCommandTimeoutError',
+  'DatabaseTimeoutError',
 ]);
 
 export function isBackendFailure(err: unknown): boolean {
@@ -43,7 +47,7 @@ export function isBackendFailure(err: unknown): boolean {
   if (BACKEND_NAMES.has(err.name) || BACKEND_NAMES.has(err.constructor.name)) {
     return true;
   }
-  return /Connection is closed|connect ECONNREFUSED|Pool is closed|Can't add new command when connection is in closed state/i.test(
+  return /Connection is closed|connect ECONNREFUSED|Pool is closed|Can't add new command when connection is in closed state|Redis connection closed before the reply|READONLY|MASTERDOWN/i.test(
     err.message,
   );
 }

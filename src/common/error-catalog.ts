@@ -24,6 +24,8 @@ export function errorSpec(kind: ErrorKind): ErrorSpec {
       return { code: -5, status: 410 };
     case ErrorKind.QueueNotReplicated:
       return { code: -6, status: 503 };
+    case ErrorKind.QueueMarkerInvalid:
+      return { code: -7, status: 503 };
     case ErrorKind.SegmentNotInitialised:
       return { code: -1, status: 503 };
     case ErrorKind.SegmentKeyNotFound:

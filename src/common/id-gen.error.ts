@@ -12,6 +12,8 @@ export enum ErrorKind {
   QueueExhausted = 'QUEUE_EXHAUSTED',
   /** REDIS_WAIT_REPLICAS: the pop was not confirmed by enough replicas; its IDs were dropped. */
   QueueNotReplicated = 'QUEUE_NOT_REPLICATED',
+  /** The shard's push marker is corrupt or not ours: the shard allocates nothing until it is fixed. */
+  QueueMarkerInvalid = 'QUEUE_MARKER_INVALID',
   // Leaf segment IDs (Leaf's codes -1..-3, plus "disabled")
   SegmentNotInitialised = 'SEGMENT_NOT_INITIALISED',
   SegmentKeyNotFound = 'SEGMENT_KEY_NOT_FOUND',

@@ -23,7 +23,15 @@ export interface AppConfig {
     poolSize: number;
     /** Apply pending migrations at start. */
     migrationsRun: boolean;
+    /**
+     * Longest wait for one query's reply, and separately for a pool connection, ms (after the
+     * migrations at start): a query not answered by then fails and its connection is destroyed,
+     * never reused (infra/database/bounded-pool.ts). A timed-out write may or may not have run.
+     */
+    queryTimeoutMs: number;
   };
+  /** SIGTERM/SIGINT: the process exits after this long (ms) whatever is still running. */
+  shutdownTimeoutMs: number;
   /** Standalone, Sentinel or Cluster, and the key prefix (see redis-config.ts). */
   redis: RedisConfig;
   admin: {
@@ -37,6 +45,11 @@ export interface AppConfig {
     reloadCron: string | null;
     /** Redlock TTL of a shard's refill lock, ms. */
     lockTtlMs: number;
+    /**
+     * How long a request that found its list empty waits for the shard's refill lock held by
+     * someone else, ms, before refilling without it (one such refill per shard at a time here).
+     */
+    demandLockWaitMs: number;
     /** A list at or below idleRatio * (the shard's current refill size) is refilled. */
     idleRatio: number;
     /** Refill ahead: a pop that leaves a list at or below the threshold starts one background refill. */

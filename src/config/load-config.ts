@@ -20,6 +20,11 @@ import { readSnowflakeConfig } from './snowflake-config';
 export const DEFAULT_DATABASE_URL = 'mysql://shardleaf:shardleaf@127.0.0.1:3306/shardleaf';
 export { DEFAULT_REDIS_URL } from './redis-config';
 
+/** DB_QUERY_TIMEOUT_MS: a refill that needs a frozen database fails in about a second. */
+export const DEFAULT_DB_QUERY_TIMEOUT_MS = 1000;
+/** SHUTDOWN_TIMEOUT_MS: under podman's default 10 s and Kubernetes' 30 s grace period. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 8000;
+
 function isCron(expr: string): boolean {
   if (expr.trim().split(/\s+/).length !== 6) {
     return false;
@@ -45,6 +50,15 @@ export function loadConfig(rawEnv: Env): AppConfig {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 8 characters (or unset to disable the admin API)');
   }
   const port = readInt(env, 'PORT', 8080, 0, 65535);
+  const redis = readRedisConfig(env);
+  const waitTimeoutMs = readInt(env, 'REDIS_WAIT_TIMEOUT_MS', 200, 1, 60_000);
+  if (waitTimeoutMs >= redis.commandTimeoutMs) {
+    // A WAIT that may block this long would be cut by the command timeout (and its connection dropped).
+    throw new ConfigError(
+      'REDIS_WAIT_TIMEOUT_MS',
+      `must be below REDIS_COMMAND_TIMEOUT_MS (${redis.commandTimeoutMs}), got ${waitTimeoutMs}`,
+    );
+  }
   return {
     http: {
       host: readString(env, 'HOST', '0.0.0.0'),
@@ -59,13 +73,16 @@ export function loadConfig(rawEnv: Env): AppConfig {
       ...db,
       poolSize: readInt(env, 'DB_POOL_SIZE', 10, 1, 200),
       migrationsRun: readBool(env, 'DB_MIGRATIONS_RUN', true),
+      queryTimeoutMs: readInt(env, 'DB_QUERY_TIMEOUT_MS', DEFAULT_DB_QUERY_TIMEOUT_MS, 50, 600_000),
     },
-    redis: readRedisConfig(env),
+    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, 1000, 600_000),
+    redis,
     admin: { token: adminToken },
     queue: {
       refillCron: readCron(env, 'QUEUE_REFILL_CRON', '0 */2 * * * *', isCron),
       reloadCron: readCron(env, 'QUEUE_RELOAD_CRON', '30 */2 * * * *', isCron),
       lockTtlMs: readInt(env, 'QUEUE_LOCK_TTL_MS', 60_000, 100, 3_600_000),
+      demandLockWaitMs: readInt(env, 'QUEUE_DEMAND_LOCK_WAIT_MS', 250, 0, 60_000),
       idleRatio: readNumber(env, 'QUEUE_IDLE_RATIO', 0.2, 0, 1),
       refillAhead: readBool(env, 'QUEUE_REFILL_AHEAD', true),
       refillTargetMs: readInt(env, 'QUEUE_REFILL_TARGET_MS', 900_000, 1_000, 86_400_000),
@@ -74,7 +91,7 @@ export function loadConfig(rawEnv: Env): AppConfig {
       gatePassMaxLength: readInt(env, 'GATE_PASS_MAX_LENGTH', 256, 1, 4096),
       maxStep: 1_000_000,
       waitReplicas: readInt(env, 'REDIS_WAIT_REPLICAS', 0, 0, 64),
-      waitTimeoutMs: readInt(env, 'REDIS_WAIT_TIMEOUT_MS', 200, 1, 60_000),
+      waitTimeoutMs,
     },
     snowflake: readSnowflakeConfig(env, port),
     segment: {

@@ -1,7 +1,10 @@
 import { ConfigError } from './config.error';
-import { Env, checkRedisUrl, readOptionalString, readString } from './env-readers';
+import { Env, checkRedisUrl, readInt, readOptionalString, readString } from './env-readers';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+/** REDIS_COMMAND_TIMEOUT_MS: a frozen Redis costs a request at most about this, well under a second. */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;
 
 export interface RedisHostPort {
   host: string;
@@ -20,6 +23,11 @@ export interface RedisConfig {
   /** Prefix of every Redis key; the seed's is `id.gen.`. */
   keyPrefix: string;
   topology: RedisTopology;
+  /**
+   * Longest wait for a Redis reply, ms: a command not answered by then fails (never resent), and
+   * the connection it was sent on is dropped and replaced (infra/redis/command-deadlines.ts).
+   */
+  commandTimeoutMs: number;
 }
 
 /** What REDIS_URL names: the server (standalone), and the credentials, TLS and db used with every topology. */
@@ -61,22 +69,33 @@ export function readRedisConfig(env: Env): RedisConfig {
   if (/[{}]/.test(keyPrefix) && !/^[^{}]*\{[^{}]+\}[^{}]*$/.test(keyPrefix)) {
     throw new ConfigError('KEY_PREFIX', 'may contain braces only as one non-empty Redis hash tag, e.g. "{idgen}."');
   }
+  const commandTimeoutMs = readInt(env, 'REDIS_COMMAND_TIMEOUT_MS', DEFAULT_REDIS_COMMAND_TIMEOUT_MS, 50, 60_000);
   const clusterNodes = readOptionalString(env, 'REDIS_CLUSTER_NODES');
   const sentinels = readOptionalString(env, 'REDIS_SENTINELS');
   if (clusterNodes !== undefined && sentinels !== undefined) {
     throw new ConfigError('REDIS_CLUSTER_NODES', 'and REDIS_SENTINELS exclude each other: set one of them');
   }
   if (clusterNodes !== undefined) {
-    return { url, keyPrefix, topology: { kind: 'cluster', nodes: parseHostPorts('REDIS_CLUSTER_NODES', clusterNodes) } };
+    return {
+      url,
+      keyPrefix,
+      commandTimeoutMs,
+      topology: { kind: 'cluster', nodes: parseHostPorts('REDIS_CLUSTER_NODES', clusterNodes) },
+    };
   }
   if (sentinels !== undefined) {
     const name = readString(env, 'REDIS_SENTINEL_NAME', 'mymaster');
     if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {
       throw new ConfigError('REDIS_SENTINEL_NAME', `must be a master name (letters, digits, '_', '.', '-'), got '${name}'`);
     }
-    return { url, keyPrefix, topology: { kind: 'sentinel', sentinels: parseHostPorts('REDIS_SENTINELS', sentinels), name } };
+    return {
+      url,
+      keyPrefix,
+      commandTimeoutMs,
+      topology: { kind: 'sentinel', sentinels: parseHostPorts('REDIS_SENTINELS', sentinels), name },
+    };
   }
-  return { url, keyPrefix, topology: { kind: 'standalone' } };
+  return { url, keyPrefix, commandTimeoutMs, topology: { kind: 'standalone' } };
 }
 
 /** `host:port,host:port…` (IPv6 hosts in brackets). */

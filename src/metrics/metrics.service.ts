@@ -66,12 +66,14 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     });
     const refusals = new Counter({
       name: 'shardleaf_queue_pushes_refused_total',
-      help: "Segments refused by their list's push marker (a gap), by reason: older (a repeated or overtaken push, a deleted app) or row_behind (id_alloc was behind the list: a restored database or a shared key prefix; the row was moved past the marker)",
+      help: "Segments refused by their list's push marker (a gap), by reason: older (a repeated or overtaken push, a deleted app), row_behind (id_alloc was behind the list: a restored database or a shared key prefix; the row was moved past the marker), marker_invalid (the marker is not an index: the shard allocates nothing until it is fixed) or above_limit (allocated before max_limit_id was lowered)",
       labelNames: ['reason'],
       registers: [register],
     });
     refusals.inc({ reason: 'older' }, 0);
     refusals.inc({ reason: 'row_behind' }, 0);
+    refusals.inc({ reason: 'marker_invalid' }, 0);
+    refusals.inc({ reason: 'above_limit' }, 0);
     this.unsubscribeRefusals = this.refillMonitor.subscribeRefusals((reason) => refusals.inc({ reason }));
     const leases = new Counter({
       name: 'shardleaf_leases_total',

@@ -15,12 +15,15 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
     ErrorKind.QueueShardNotFound,
     ErrorKind.QueueEmpty,
     ErrorKind.QueueExhausted,
+    ErrorKind.QueueMarkerInvalid,
     ErrorKind.BackendUnavailable,
   ],
   'POST /api/id/{appId}/lease': [
     ErrorKind.BadInput,
     ErrorKind.QueueAppNotFound,
+    ErrorKind.QueueEmpty,
     ErrorKind.QueueExhausted,
+    ErrorKind.QueueMarkerInvalid,
     ErrorKind.BackendUnavailable,
   ],
   'POST /api/segment/lease/{key}': [

@@ -5,16 +5,20 @@ import { NO_TEST_HOOKS, TEST_HOOKS, TestHooks } from '../common/test-hooks';
 import { LockService } from '../infra/redis/lock.service';
 import { AppRegistry } from './core/app-registry';
 import { LengthReads } from './core/length-reads';
-import { MAX_INDEX } from './core/queue-id-layout';
 import { QueueKeys } from './core/queue-keys';
 import { PoppedEntries, PoppedIndexes, QueueLists } from './core/queue-lists';
 import { RefillAhead } from './core/refill-ahead';
 import { needsRefill } from './core/refill-policy';
+import { SingleFlight } from './core/single-flight';
 import { AllocationResult, IdAllocRepository } from './id-alloc.repository';
 import { RefillMonitor, RefillTrigger } from './refill-monitor';
+import { SegmentClaims } from './segment-claims';
 
-/** How many times an on-demand refill waits (50 ms each) for another instance's refill lock. */
-const LOCK_WAIT_RETRIES = 40;
+/** Pause between two attempts of an on-demand refill at a lock held elsewhere (QUEUE_DEMAND_LOCK_WAIT_MS in all). */
+const LOCK_RETRY_DELAY_MS = 50;
+
+/** At shutdown, background refills still running after this long are abandoned (a gap at most). */
+const SHUTDOWN_WAIT_MS = 2000;
 
 /**
  * Refills of one sweep running at once on this instance (different shards; each under its own
@@ -58,7 +62,10 @@ export interface RefillRequest {
 }
 
 export interface TakeResult {
-  /** `refused`: the segments allocated were refused by the list's marker (a gap); try again. */
+  /**
+   * `refused`: the segments allocated were refused by the list's marker (a gap), or the list held
+   * too few after this instance's own refill of the shard without the lock; try again.
+   */
   status: 'taken' | 'exhausted' | 'missing' | 'refused';
   /**
    * Indexes now owned by the caller, as decimal digits: popped from the list (bytes) or freshly
@@ -95,6 +102,10 @@ export class QueueRefillService implements BeforeApplicationShutdown {
   /** Allocation failures already reported to the monitor (not counted twice). */
   private readonly recorded = new WeakSet<object>();
   private closing = false;
+  /** The marker checks of every allocation (segment-claims.ts). */
+  private readonly claims: SegmentClaims;
+  /** On-demand refills without the lock: one per shard at a time on this instance. */
+  private readonly unlocked = new SingleFlight();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -112,17 +123,24 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     }),
     /** When a single get reads its list's length (core/length-reads.ts); forgotten on each reload. */
     private readonly reads: LengthReads = new LengthReads(),
-  ) {}
+  ) {
+    this.claims = new SegmentClaims(lists, keys, repo, monitor);
+  }
 
   /** Refill-ahead on: the request path pops with `popAhead` and calls `afterPop` when it read the length. */
   get aheadEnabled(): boolean {
     return this.config.queue.refillAhead;
   }
 
-  /** No new background refill once the app closes; the running ones are awaited. */
+  /**
+   * No new background refill once the app closes; the running ones are awaited, for at most
+   * SHUTDOWN_WAIT_MS (each of their calls is bounded; one abandoned at exit is a gap).
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    await this.settled();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settled(), new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   /** Resolves when no background refill is running or waiting on this instance (they never reject). */
@@ -239,6 +257,8 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         }
         const adaptive = req.adaptive ?? false;
         const wanted = this.wantedOf(appId, shardId, req.minWanted, adaptive);
+        // A marker that is not an index refuses the shard before id_alloc moves.
+        await this.claims.assertUsable(appId, shardId);
         // A segment refused by the list's marker is a gap; the row was moved past the marker if
         // it was behind it, so one more allocation normally lands above.
         for (let attempt = 0; attempt < 2; attempt++) {
@@ -253,7 +273,7 @@ export class QueueRefillService implements BeforeApplicationShutdown {
           await this.testDelay(appId, shardId, from, to);
           // From here the indexes are ours alone: a crash before the push only leaves a gap, and
           // the push runs at most once (the list's marker), whatever the Redis client resends.
-          const pushed = await this.push(appId, shardId, from, to, allocation.maxIndex);
+          const pushed = await this.claims.push(appId, shardId, from, to, allocation.maxIndex);
           if (pushed !== null) {
             this.recordSize(appId, shardId, wanted, adaptive);
             this.logger.debug(`refilled app ${appId} shard ${shardId} with ${from}..${to}`);
@@ -274,16 +294,20 @@ export class QueueRefillService implements BeforeApplicationShutdown {
    * The whole segment is claimed on the list's marker first (one claim, with the push of the rest),
    * so an index is handed out through a list at most once even when id_alloc is behind the list
    * (a restored database): then the row is moved past the marker and one more segment allocated.
-   * If the lock stays busy the work is done without it: uniqueness rests on the row update.
+   * If the lock stays busy for QUEUE_DEMAND_LOCK_WAIT_MS the work is done without it (uniqueness
+   * rests on the row update), of only what the request lacks (whole steps, not the grown size) and
+   * one such refill per shard at a time here: requests meanwhile wait for it and pop what it
+   * queued. The over-fill under a busy lock is so at most about a step per instance.
    */
   async takeOnDemand(appId: number, shardId: number, wanted: number): Promise<TakeResult> {
-    const take = async (): Promise<TakeResult> => {
+    const take = async (adaptive: boolean, wanted: number): Promise<TakeResult> => {
       const indexes: Array<string | Uint8Array> = await this.lists.pop(appId, shardId, wanted);
       // A segment refused by the list's marker is moved past once and allocated again.
       for (let attempt = 0; attempt < 2 && indexes.length < wanted; attempt++) {
         const short = wanted - indexes.length;
-        // A shard whose refills grew takes its grown size here too (at least what the request lacks).
-        const size = this.wantedOf(appId, shardId, short, true);
+        // Under the lock a shard whose refills grew takes its grown size (at least what is lacking).
+        const size = this.wantedOf(appId, shardId, short, adaptive);
+        await this.claims.assertUsable(appId, shardId);
         const allocation = await this.allocate('demand', appId, shardId, size);
         if (!allocation) {
           return { status: 'missing', indexes };
@@ -296,10 +320,10 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
         // The whole segment is claimed on the list's marker before any of it is handed out: a
         // marker above it means these indexes went through the list before (handed out already).
-        if ((await this.push(appId, shardId, from, to, allocation.maxIndex, lastTaken + 1n)) === null) {
+        if ((await this.claims.push(appId, shardId, from, to, allocation.maxIndex, lastTaken + 1n)) === null) {
           continue;
         }
-        this.recordSize(appId, shardId, size, true);
+        this.recordSize(appId, shardId, size, adaptive);
         for (let i = from; i <= lastTaken; i++) {
           indexes.push(i.toString());
         }
@@ -310,57 +334,32 @@ export class QueueRefillService implements BeforeApplicationShutdown {
     };
     const outcome = await this.locks.withLock(
       this.keys.lock(appId, shardId),
-      { ttlMs: this.config.queue.lockTtlMs, retryCount: LOCK_WAIT_RETRIES, retryDelayMs: 50 },
-      take,
+      {
+        ttlMs: this.config.queue.lockTtlMs,
+        retryCount: Math.ceil(this.config.queue.demandLockWaitMs / LOCK_RETRY_DELAY_MS),
+        retryDelayMs: LOCK_RETRY_DELAY_MS,
+      },
+      () => take(true, wanted),
     );
-    return outcome.acquired ? outcome.value : take();
-  }
-
-  /**
-   * Claims from..to and pushes pushFrom..to once (QueueLists.pushSegment); returns how many were
-   * pushed, or null when the claim was refused (the list's marker already at or past `from`): the
-   * segment is a gap, none of it may be handed out. A marker above the whole segment means the row
-   * is behind what went through the list (a restored database, another deployment on the same
-   * key prefix): the row is moved past the marker, so the next segment is not refused too — else
-   * every refill of the shard is refused, one step at a time, for as long as the distance lasts.
-   */
-  private async push(
-    appId: number,
-    shardId: number,
-    from: bigint,
-    to: bigint,
-    maxIndex: bigint,
-    pushFrom: bigint = from,
-  ): Promise<number | null> {
-    const outcome = await this.lists.pushSegment(appId, shardId, from, to, pushFrom);
-    if (!outcome.refusedAt) {
-      return outcome.pushed;
+    if (outcome.acquired) {
+      return outcome.value;
     }
-    const { mark } = outcome.refusedAt;
-    if (mark > MAX_INDEX) {
-      // Not an index this service ever pushes: a corrupt or foreign key. Moving the row there
-      // would use up the shard for good (or fail: max_id is a signed BIGINT).
-      this.monitor.refused('older');
-      this.logger.error(
-        `push of ${from}..${to} to app ${appId} shard ${shardId} refused by a marker of ${mark}, above every index ` +
-          `(${this.keys.pushMark(appId, shardId)} is corrupt or not ours): left as a gap, id_alloc not moved`,
+    // Without the lock, one refill of the shard at a time here: a request that waited for another
+    // one pops what it queued and, still short, runs the next (a failed one fails its waiters).
+    const unlocked = (need: number, got: ReadonlyArray<string | Uint8Array>): Promise<TakeResult> =>
+      this.unlocked.run(
+        `${appId}/${shardId}`,
+        async () => {
+          const taken = await take(false, need);
+          return { ...taken, indexes: [...got, ...taken.indexes] };
+        },
+        async () => {
+          const more = await this.lists.pop(appId, shardId, need);
+          const all = [...got, ...more];
+          return more.length >= need ? { status: 'taken', indexes: all } : unlocked(need - more.length, all);
+        },
       );
-      return null;
-    }
-    // Past the marker, but never past the shard's limit: the marker itself refuses everything below it.
-    const target = mark < maxIndex ? mark : maxIndex;
-    const behind = mark > to && target > to && (await this.repo.advancePast(appId, shardId, target));
-    this.monitor.refused(behind ? 'row_behind' : 'older');
-    if (behind) {
-      this.logger.error(
-        `push of ${from}..${to} to app ${appId} shard ${shardId} refused: its list was already handed out up to ${mark}, ` +
-          `above id_alloc's max_id; max_id moved to ${target} (was the database restored, or does another deployment use key prefix ` +
-          `"${this.keys.prefix}"?)`,
-      );
-    } else {
-      this.logger.warn(`push of ${from}..${to} to app ${appId} shard ${shardId} refused (already pushed up to ${mark}): left as a gap`);
-    }
-    return null;
+    return unlocked(wanted, []);
   }
 
   /**

@@ -1,13 +1,12 @@
 import { Logger } from '@nestjs/common';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
+import { afterDeadline } from '../common/after-deadline';
 import { RedisUrlParts } from '../config/redis-config';
-import { PoppedIndexList, RespPopReader, RespProtocolError } from './core/resp-pop-reader';
-
-/** As the ioredis client (redis-client.factory.ts). */
-const CONNECT_TIMEOUT_MS = 3000;
-/** AUTH errors of a server that needs no password (the ioredis client ignores them too). */
-const PASSWORD_NOT_NEEDED = /no password is set|without any password configured/i;
+import { isDemotionReply } from '../infra/redis/demotion-replies';
+import { REDIS_KEEPALIVE_MS } from '../infra/redis/redis-client.factory';
+import { PoppedIndexList, RespErrorReply, RespPopReader, RespProtocolError } from './core/resp-pop-reader';
+import { writeHandshake } from './raw-batch-handshake';
 /** Backoff after a connection that never became ready: 100 ms, doubling, at most 2 s. */
 const BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2000;
@@ -37,6 +36,12 @@ interface Link {
  * connection and fails every command waiting on it (their entries, popped or not, are a gap); the
  * next pop connects again, after a backoff when the last attempt never became ready. AUTH and
  * SELECT from REDIS_URL go first on every connection; an error reply to them drops it.
+ *
+ * Bounded as the ioredis client (command-deadlines.ts): a pop not answered within `timeoutMs`
+ * (connecting included) fails, and so does its connection with every pop waiting on it (a frozen
+ * or black-holed Redis); a connection whose handshake takes longer is abandoned. A reply saying
+ * the node was demoted (READONLY, MASTERDOWN) drops the connection too, so the next pop connects
+ * again and follows a name or virtual IP moved to the promoted node.
  */
 export class RawBatchPop {
   private readonly logger = new Logger('RawBatchPop');
@@ -48,7 +53,10 @@ export class RawBatchPop {
   /** Pops answered over this connection (tests check the path is in use). */
   served = 0;
 
-  constructor(private readonly endpoint: RedisUrlParts) {}
+  constructor(
+    private readonly endpoint: RedisUrlParts,
+    private readonly timeoutMs: number,
+  ) {}
 
   /**
    * `LPOP key n` (with `LLEN key` after it when withLength), entries above maxIndex dropped and
@@ -69,7 +77,25 @@ export class RawBatchPop {
     if (withLength) {
       request += `*2\r\n$4\r\nLLEN\r\n$${keyBytes}\r\n${key}\r\n`;
     }
-    return new Promise<RawPopped>((resolve, reject) => {
+    return new Promise<RawPopped>((outerResolve, outerReject) => {
+      // Settled once: by the reply, or by the deadline (then the connection goes, with every pop on it).
+      let settled = false;
+      const cancel = afterDeadline(this.timeoutMs, () => {
+        if (!settled) {
+          this.deadlinePassed(link);
+        }
+      });
+      const resolve = (value: RawPopped): void => {
+        settled = true;
+        cancel();
+        outerResolve(value);
+      };
+      const reject = (err: Error): void => {
+        settled = true;
+        cancel();
+        this.dropIfDemoted(link, err);
+        outerReject(err);
+      };
       if (!withLength) {
         link.reader.expectPop(n, maxIndex, (err, list) => {
           if (err) {
@@ -98,6 +124,30 @@ export class RawBatchPop {
       }
       this.send(link, request);
     });
+  }
+
+  /**
+   * A pop's deadline passed without its reply (common/after-deadline.ts: a reply that arrived
+   * during an event-loop stall was read first): the connection is dropped and every pop waiting on
+   * it fails (their entries, popped or not, are a gap).
+   */
+  private deadlinePassed(link: Link): void {
+    if (this.link === link) {
+      this.drop(link, new Error(`batch-pop connection: Redis did not answer within ${this.timeoutMs} ms`));
+      link.socket.destroy();
+    }
+  }
+
+  /**
+   * A demoted node refuses writes: its connection goes at once (the pops waiting on it fail: a
+   * replica ran none of them), so the next pop connects again. Called while the reply is read: the
+   * rest of that chunk then has no command waiting and is dropped with the socket.
+   */
+  private dropIfDemoted(link: Link, err: Error): void {
+    if (err instanceof RespErrorReply && isDemotionReply(err.message)) {
+      this.drop(link, new Error(`batch-pop connection: ${err.message}`));
+      link.socket.destroy();
+    }
   }
 
   /**
@@ -153,10 +203,10 @@ export class RawBatchPop {
     const link: Link = { socket, reader: new RespPopReader(), ready: false, unsent: '' };
     this.link = link;
     socket.setNoDelay(true);
-    socket.setKeepAlive(true, 30_000);
-    socket.setTimeout(CONNECT_TIMEOUT_MS, () => {
+    socket.setKeepAlive(true, REDIS_KEEPALIVE_MS);
+    socket.setTimeout(this.timeoutMs, () => {
       if (!link.ready) {
-        socket.destroy(new Error(`connect timeout after ${CONNECT_TIMEOUT_MS} ms`));
+        socket.destroy(new Error(`connect and handshake not done within ${this.timeoutMs} ms`));
       }
     });
     let failure: Error | null = null;
@@ -176,7 +226,11 @@ export class RawBatchPop {
     socket.on('close', () => {
       this.drop(link, failure ?? new Error('batch-pop connection: connection closed'));
     });
-    this.handshake(link, () => {
+    const fail = (err: Error): void => {
+      this.drop(link, err);
+      socket.destroy();
+    };
+    writeHandshake(this.endpoint, socket, link.reader, this.logger, fail, () => {
       link.ready = true;
       socket.setTimeout(0);
       this.failures = 0;
@@ -189,46 +243,6 @@ export class RawBatchPop {
       }
     });
     return link;
-  }
-
-  /** AUTH and SELECT of REDIS_URL, written before any pop (pops written meanwhile follow them). */
-  private handshake(link: Link, onReady: () => void): void {
-    const { username, password, db } = this.endpoint;
-    const commands: string[][] = [];
-    // As the ioredis client does: AUTH user password when there is a user, AUTH password when only a password.
-    if (username) {
-      commands.push(['AUTH', username, password ?? '']);
-    } else if (password) {
-      commands.push(['AUTH', password]);
-    }
-    if (db !== 0) {
-      commands.push(['SELECT', String(db)]);
-    }
-    if (commands.length === 0) {
-      link.socket.once(this.endpoint.tls ? 'secureConnect' : 'connect', onReady);
-      return;
-    }
-    let left = commands.length;
-    for (const args of commands) {
-      link.reader.expectOk((reply) => {
-        let err = reply;
-        if (err && args[0] === 'AUTH' && PASSWORD_NOT_NEEDED.test(err.message)) {
-          // A password the server does not ask for: the ioredis client warns and goes on; so does this one.
-          this.logger.warn(`batch-pop connection: ${err.message} (a password was given that Redis does not need)`);
-          err = null;
-        }
-        if (err) {
-          const failure = new Error(`batch-pop connection: ${args[0]} failed: ${err.message}`);
-          this.drop(link, failure);
-          link.socket.destroy();
-          return;
-        }
-        if (--left === 0) {
-          onReady();
-        }
-      });
-      link.socket.write(encode(args));
-    }
   }
 
   /** The connection is gone: every waiting command fails; the next pop reconnects (after a backoff if it never became ready). */
@@ -251,13 +265,4 @@ export class RawBatchPop {
     }
     link.reader.failAll(err);
   }
-}
-
-/** A command as RESP (arguments as UTF-8). */
-function encode(args: readonly string[]): string {
-  let out = `*${args.length}\r\n`;
-  for (const a of args) {
-    out += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
-  }
-  return out;
 }

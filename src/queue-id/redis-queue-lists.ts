@@ -10,6 +10,7 @@ import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, Segm
 import { definePopWithLength, popWithLength } from './pop-with-length';
 import { RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
+import { applyLimit, defineApplyLimit } from './list-limits';
 import { defineRetireList, retireList } from './retire-list';
 import { pushRange } from './segment-push';
 
@@ -40,10 +41,13 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     super();
     this.confirmsPops = replicaAck.enabled;
     this.rawBatchPop =
-      config.redis.topology.kind === 'standalone' && !replicaAck.enabled ? new RawBatchPop(standaloneEndpoint(redis)) : null;
+      config.redis.topology.kind === 'standalone' && !replicaAck.enabled
+        ? new RawBatchPop(standaloneEndpoint(redis), config.redis.commandTimeoutMs)
+        : null;
     // Scripts defined before any command is sent (pop-with-length.ts: auto-pipelining).
     definePopWithLength(redis);
     defineRetireList(redis);
+    defineApplyLimit(redis);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -118,6 +122,10 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     return this.redis.llen(this.keys.list(appId, shardId));
   }
 
+  pushMark(appId: number, shardId: number): Promise<string | null> {
+    return this.redis.get(this.keys.pushMark(appId, shardId));
+  }
+
   /** LLENs in pipelines of 1,000 (lengthsOf), so thousands of lists never hold the event loop. */
   lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]> {
     return lengthsOf(
@@ -128,7 +136,15 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
 
   /** The at-most-once push of segment-push.ts: a claim script, then RPUSHes of 10,000 indexes written by the service. */
   pushSegment(appId: number, shardId: number, from: bigint, to: bigint, pushFrom: bigint = from): Promise<SegmentPushOutcome> {
-    return pushRange(this.redis, this.keys.list(appId, shardId), this.keys.pushMark(appId, shardId), from, to, pushFrom);
+    return pushRange(
+      this.redis,
+      this.keys.list(appId, shardId),
+      this.keys.pushMark(appId, shardId),
+      from,
+      to,
+      pushFrom,
+      this.keys.limitMark(appId, shardId),
+    );
   }
 
   /** One script per shard (retire-list.ts), RETIRE_BATCH in flight at a time. */
@@ -138,7 +154,29 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
       const counts = await Promise.all(
         shards
           .slice(i, i + RETIRE_BATCH)
-          .map((r) => retireList(this.redis, this.keys.list(r.appId, r.shardId), this.keys.pushMark(r.appId, r.shardId), r.maxId)),
+          .map((r) =>
+            retireList(
+              this.redis,
+              this.keys.list(r.appId, r.shardId),
+              this.keys.pushMark(r.appId, r.shardId),
+              this.keys.limitMark(r.appId, r.shardId),
+              r.maxId,
+            ),
+          ),
+      );
+      deleted += counts.reduce((a, b) => a + Number(b), 0);
+    }
+    return deleted;
+  }
+
+  /** One script per shard (list-limits.ts), RETIRE_BATCH in flight at a time. */
+  async applyLimits(appId: number, shards: ReadonlyArray<{ shardId: number; maxIndex: bigint | null }>): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < shards.length; i += RETIRE_BATCH) {
+      const counts = await Promise.all(
+        shards
+          .slice(i, i + RETIRE_BATCH)
+          .map((s) => applyLimit(this.redis, this.keys.list(appId, s.shardId), this.keys.limitMark(appId, s.shardId), s.maxIndex)),
       );
       deleted += counts.reduce((a, b) => a + Number(b), 0);
     }

@@ -13,9 +13,11 @@ export type RefillListener = (trigger: RefillTrigger, outcome: RefillOutcome, se
  * marker was within it or at its end (a second run of a push, an older segment than one already
  * claimed, a deleted app); `row_behind` — the marker was above the whole segment, so `id_alloc`
  * was behind the list (a restored database, another deployment on the key prefix) and its row
- * was moved past the marker.
+ * was moved past the marker; `marker_invalid` — the marker is not an index this service pushes
+ * (corrupt, or another deployment's): the shard was refused, before or after allocating;
+ * `above_limit` — the segment was allocated before max_limit_id was lowered and reaches above it.
  */
-export type PushRefusal = 'older' | 'row_behind';
+export type PushRefusal = 'older' | 'row_behind' | 'marker_invalid' | 'above_limit';
 
 export type RefusalListener = (reason: PushRefusal) => void;
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sendPreEncoded } from '../infra/redis/pre-encoded-command';
+import { MAX_INDEX } from './core/queue-id-layout';
+import { preEncodedCommand, sendPreEncoded } from '../infra/redis/pre-encoded-command';
 import { rpushRangeRequest } from '../infra/redis/resp-range';
 import { RedisClient } from '../infra/redis/redis.tokens';
 
@@ -49,17 +50,27 @@ import { RedisClient } from '../infra/redis/redis.tokens';
  *   a claim and of an RPUSH separately.
  *
  * KEYS[1] the list (routes the script to its slot), KEYS[2] its marker; ARGV from, to as decimal
- * strings below 2^53 (exact in Lua's doubles). Returns {1, to} when claimed, {0, marker} when refused.
+ * strings below 2^53 (exact in Lua's doubles). Returns {1, to} when claimed, {0, marker} when refused,
+ * {2, marker} when the marker is not an index this service pushes (core/push-marker.ts: not a
+ * decimal integer, or above MAX_INDEX): refused too, and the caller refuses the shard. With
+ * KEYS[3], the shard's stored limit (QueueKeys.limitMark, written when max_limit_id is lowered):
+ * a segment reaching above it is refused, {3, limit}, whatever the claiming instance believes the
+ * limit is.
  */
 export const CLAIM_LUA = `
 local raw = redis.call('GET', KEYS[2])
 if raw then
-  local mark = tonumber(raw)
-  if not mark then
-    return redis.error_reply('ERR push marker ' .. KEYS[2] .. ' is not a number')
+  if not string.match(raw, '^%-?%d+$') or #raw > 17 or tonumber(raw) > ${MAX_INDEX} then
+    return {2, raw}
   end
-  if mark >= tonumber(ARGV[1]) then
+  if tonumber(raw) >= tonumber(ARGV[1]) then
     return {0, raw}
+  end
+end
+if KEYS[3] then
+  local limit = tonumber(redis.call('GET', KEYS[3]) or 'x')
+  if limit and tonumber(ARGV[2]) > limit then
+    return {3, tostring(limit)}
   end
 end
 redis.call('SET', KEYS[2], ARGV[2])
@@ -82,10 +93,21 @@ export interface PushOutcome {
   pushed: number;
   /** Set when the claim was refused (the marker already at or past `from`): the segment is a gap. */
   refusedAt?: { from: bigint; mark: bigint };
+  /** Set when refused by a marker that is not an index (corrupt, or not ours): a gap. */
+  invalidMark?: string;
+  /** Set when refused by the shard's stored limit (max_limit_id lowered meanwhile): a gap. */
+  limitedAt?: bigint;
 }
 
-/** The claim's answer: `claimed`, or refused with the marker found. */
-export type Claim = { claimed: true } | { claimed: false; mark: bigint };
+/**
+ * The claim's answer: `claimed`, refused with the marker found, refused by a marker that is not
+ * an index, or refused by the shard's stored limit (the segment reaches above it).
+ */
+export type Claim =
+  | { claimed: true }
+  | { claimed: false; mark: bigint }
+  | { claimed: false; invalid: string }
+  | { claimed: false; limit: bigint };
 
 /**
  * Step 1: raises the marker from below `from` to `to` (CLAIM_LUA). EVALSHA, with EVAL when the
@@ -98,44 +120,90 @@ export async function claimRange(
   markKey: string,
   from: bigint,
   to: bigint,
+  limitKey?: string,
 ): Promise<Claim> {
   if (from < 0n || to < from || to > MAX_EXACT) {
     throw new RangeError(`cannot push ${from}..${to}`);
   }
-  const args = [listKey, markKey, from.toString(), to.toString()];
+  const keys = limitKey === undefined ? [listKey, markKey] : [listKey, markKey, limitKey];
+  const args = [...keys, from.toString(), to.toString()];
   let reply: unknown;
   try {
-    reply = await redis.evalsha(CLAIM_SHA, 2, ...args);
+    reply = await redis.evalsha(CLAIM_SHA, keys.length, ...args);
   } catch (err) {
     if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) {
       throw err;
     }
-    reply = await redis.eval(CLAIM_LUA, 2, ...args);
+    reply = await redis.eval(CLAIM_LUA, keys.length, ...args);
   }
   const [claimed, mark] = reply as [number, string];
+  if (claimed === 2) {
+    return { claimed: false, invalid: String(mark) };
+  }
+  if (claimed === 3) {
+    return { claimed: false, limit: BigInt(mark) };
+  }
   return claimed === 1 ? { claimed: true } : { claimed: false, mark: BigInt(mark) };
 }
 
 /**
- * Step 2, only after `claimRange` answered `claimed` for exactly from..to: RPUSH of the indexes
- * in chunks of PUSH_CHUNK, all written at once (they run in order on the connection). Resolves
- * with the number pushed; when a chunk fails, rejects with its error after every chunk settled
- * (the chunks that failed are gaps: their RPUSH ran once or not at all).
+ * KEYS[1] the list, KEYS[2] the shard's stored limit; ARGV[1] the highest index of the chunk just
+ * pushed, ARGV[2] its size. Run in the same transaction (MULTI) as the chunk's RPUSH: when the
+ * limit stands below the chunk (max_limit_id lowered between the claim and this push), the chunk
+ * is taken off the list's tail again (a gap). Returns 1 when kept, 0 when taken off.
  */
-export async function pushClaimed(redis: RedisClient, listKey: string, from: bigint, to: bigint): Promise<number> {
+export const LIMIT_GUARD_LUA = `
+local limit = tonumber(redis.call('GET', KEYS[2]) or 'x')
+if limit and tonumber(ARGV[1]) > limit then
+  redis.call('LTRIM', KEYS[1], 0, -(tonumber(ARGV[2]) + 1))
+  return 0
+end
+return 1
+`;
+
+/**
+ * Step 2, only after `claimRange` answered `claimed` for exactly from..to: RPUSH of the indexes
+ * in chunks of PUSH_CHUNK, all written at once (they run in order on the connection). With
+ * `limitKey`, each chunk goes in a transaction with LIMIT_GUARD_LUA: a limit lowered after the
+ * claim (the PATCH stores it and deletes the list in one script) takes the chunk off again, so no
+ * list ever holds an index above a lowered limit, on any instance. Resolves with the number kept;
+ * when a chunk fails, rejects with its error after every chunk settled (the chunks that failed are
+ * gaps: they ran once or not at all).
+ */
+export async function pushClaimed(redis: RedisClient, listKey: string, from: bigint, to: bigint, limitKey?: string): Promise<number> {
   const first = Number(from);
   const last = Number(to);
-  const chunks: Array<Promise<unknown>> = [];
+  const chunks: Array<Promise<number>> = [];
   for (let lo = first; lo <= last; lo += PUSH_CHUNK) {
     const hi = Math.min(lo + PUSH_CHUNK - 1, last);
-    chunks.push(sendPreEncoded(redis, 'rpush', listKey, rpushRangeRequest(listKey, lo, hi)));
+    const bytes = rpushRangeRequest(listKey, lo, hi);
+    chunks.push(
+      limitKey === undefined
+        ? sendPreEncoded(redis, 'rpush', listKey, bytes).then(() => hi - lo + 1)
+        : guardedChunk(redis, listKey, limitKey, bytes, hi, hi - lo + 1),
+    );
   }
   const settled = await Promise.allSettled(chunks);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) {
     throw failed.reason;
   }
-  return last - first + 1;
+  return settled.reduce((sum, s) => sum + (s.status === 'fulfilled' ? s.value : 0), 0);
+}
+
+/** One chunk's RPUSH and its limit guard in one MULTI/EXEC: the indexes kept (n or 0). */
+async function guardedChunk(redis: RedisClient, listKey: string, limitKey: string, bytes: Buffer, hi: number, n: number): Promise<number> {
+  const tx = redis.multi();
+  // A Pipeline takes a Command as any command (ioredis does not type it on the chainable interface).
+  (tx as unknown as { sendCommand(command: unknown): void }).sendCommand(preEncodedCommand('rpush', listKey, bytes));
+  const replies = await tx.eval(LIMIT_GUARD_LUA, 2, listKey, limitKey, String(hi), String(n)).exec();
+  const [pushError] = replies?.[0] ?? [new Error('no reply to RPUSH')];
+  const [guardError, kept] = replies?.[1] ?? [new Error('no reply to the limit guard')];
+  const failed = pushError ?? guardError;
+  if (failed) {
+    throw failed;
+  }
+  return Number(kept) === 1 ? n : 0;
 }
 
 /**
@@ -151,11 +219,15 @@ export async function pushRange(
   from: bigint,
   to: bigint,
   pushFrom: bigint = from,
+  limitKey?: string,
 ): Promise<PushOutcome> {
-  const claim = await claimRange(redis, listKey, markKey, from, to);
+  const claim = await claimRange(redis, listKey, markKey, from, to, limitKey);
   if (!claim.claimed) {
-    return { pushed: 0, refusedAt: { from, mark: claim.mark } };
+    if ('invalid' in claim) {
+      return { pushed: 0, invalidMark: claim.invalid };
+    }
+    return 'limit' in claim ? { pushed: 0, limitedAt: claim.limit } : { pushed: 0, refusedAt: { from, mark: claim.mark } };
   }
   const first = pushFrom > from ? pushFrom : from;
-  return { pushed: first <= to ? await pushClaimed(redis, listKey, first, to) : 0 };
+  return { pushed: first <= to ? await pushClaimed(redis, listKey, first, to, limitKey) : 0 };
 }

@@ -40,6 +40,16 @@ export class OwnRedisServer {
     await waitForPing(this.port);
   }
 
+  /** SIGSTOP: the kernel still accepts connections and data, the server answers nothing (a VM pause, a long stall). */
+  freeze(): void {
+    this.process?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after `freeze`: the server reads what waited and answers again. */
+  thaw(): void {
+    this.process?.kill('SIGCONT');
+  }
+
   /** Kills the server and waits for it to exit. */
   async stop(): Promise<void> {
     const child = this.process;

@@ -1,13 +1,24 @@
 import { AddressInfo, Server, Socket, createConnection, createServer } from 'node:net';
 
+/** One direction of a proxied connection: bytes held back while the proxy is frozen. */
+interface Relay {
+  from: Socket;
+  to: Socket;
+  held: Buffer[];
+}
+
 /**
  * A loopback TCP proxy the test can cut (an outage or a network partition, without touching the
- * real server), restore, or switch to another target (a failover behind a virtual IP). Cutting or
- * switching destroys the open connections; while cut, new ones are closed at once.
+ * real server), restore, switch to another target (a failover behind a virtual IP: open
+ * connections are closed), retarget (a DNS name moved: only new connections go to the new
+ * target, open ones stay with the old one), or freeze (a frozen server or a black-holed path: the
+ * proxy accepts connections and data and passes nothing on, in either direction, until `thaw`).
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  private readonly relays = new Set<Relay>();
   private up = true;
+  private frozen = false;
 
   private constructor(
     private readonly server: Server,
@@ -34,6 +45,11 @@ export class TcpProxy {
     this.targetPort = targetPort;
   }
 
+  /** New connections go to `targetPort`; open ones stay with the old target (a moved DNS name). */
+  retarget(targetPort: number): void {
+    this.targetPort = targetPort;
+  }
+
   cut(): void {
     this.up = false;
     this.dropAll();
@@ -47,6 +63,27 @@ export class TcpProxy {
     this.up = true;
   }
 
+  /** Accepts and holds everything, answers nothing (new connections included) until `thaw`. */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  /** A path that heals after black-holing: what was held is lost, the connections that saw it are reset. */
+  heal(): void {
+    this.dropAll();
+    this.frozen = false;
+  }
+
+  /** Passes on what was held, in order, and lets bytes through again. */
+  thaw(): void {
+    this.frozen = false;
+    for (const relay of this.relays) {
+      for (const chunk of relay.held.splice(0)) {
+        relay.to.write(chunk);
+      }
+    }
+  }
+
   async close(): Promise<void> {
     this.cut();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -57,6 +94,7 @@ export class TcpProxy {
       socket.destroy();
     }
     this.sockets.clear();
+    this.relays.clear();
   }
 
   private accept(client: Socket): void {
@@ -65,17 +103,26 @@ export class TcpProxy {
       return;
     }
     const upstream = createConnection(this.targetPort, this.targetHost);
-    for (const [a, b] of [
+    for (const [from, to] of [
       [client, upstream],
       [upstream, client],
     ] as const) {
-      this.sockets.add(a);
-      a.on('error', () => b.destroy());
-      a.on('close', () => {
-        this.sockets.delete(a);
-        b.destroy();
+      const relay: Relay = { from, to, held: [] };
+      this.sockets.add(from);
+      this.relays.add(relay);
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        this.sockets.delete(from);
+        this.relays.delete(relay);
+        to.destroy();
       });
-      a.pipe(b);
+      from.on('data', (chunk: Buffer) => {
+        if (this.frozen) {
+          relay.held.push(chunk);
+        } else {
+          to.write(chunk);
+        }
+      });
     }
   }
 }

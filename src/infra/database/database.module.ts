@@ -1,10 +1,22 @@
-import { Logger, Module } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { boundPool } from './bounded-pool';
 import { runMigrationsLocked } from './migrate';
 import { typeormOptions } from './typeorm-options';
+
+/**
+ * Bounds every MySQL call from here on (bounded-pool.ts). A provider constructed once the
+ * DataSource is initialised and migrated, before any module's init hook queries it.
+ */
+@Injectable()
+export class DatabaseBounds {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, dataSource: DataSource) {
+    boundPool(dataSource, config.database.queryTimeoutMs);
+  }
+}
 
 /**
  * The TypeORM DataSource (mysql2), through @nestjs/typeorm: each feature module registers its own
@@ -27,6 +39,7 @@ import { typeormOptions } from './typeorm-options';
       dataSourceFactory: connectAndMigrate,
     }),
   ],
+  providers: [DatabaseBounds],
 })
 export class DatabaseModule {}
 

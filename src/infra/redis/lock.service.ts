@@ -11,6 +11,13 @@ export interface LockOptions {
 
 export type LockOutcome<T> = { acquired: true; value: T } | { acquired: false };
 
+/** Random extra pause before a retry (as Redlock's retryJitter), so waiters do not retry in step. */
+const RETRY_JITTER_MS = 25;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /**
  * Redlock over the instance's Redis. `withLock` runs `fn` only if the lock is taken and always
  * releases it; locks still held at shutdown are released there.
@@ -27,18 +34,25 @@ export class LockService implements OnApplicationShutdown {
     this.redlock.on('error', () => undefined);
   }
 
+  /**
+   * Attempts are made here, one Redlock attempt each: a busy lock is tried again up to
+   * `retryCount` times, but a Redis failure (a timeout, a refused command) fails at once instead of
+   * costing every retry its own command timeout.
+   */
   async withLock<T>(key: string, options: LockOptions, fn: () => Promise<T>): Promise<LockOutcome<T>> {
-    let lock: Lock;
-    try {
-      lock = await this.redlock.acquire([key], options.ttlMs, {
-        retryCount: options.retryCount ?? 0,
-        retryDelay: options.retryDelayMs ?? 50,
-      });
-    } catch (err) {
-      if (err instanceof ExecutionError && (await isBusy(err))) {
-        return { acquired: false };
+    let lock: Lock | null = null;
+    for (let attempt = 0; lock === null; attempt++) {
+      try {
+        lock = await this.redlock.acquire([key], options.ttlMs, { retryCount: 0 });
+      } catch (err) {
+        if (!(err instanceof ExecutionError && (await isBusy(err)))) {
+          throw err;
+        }
+        if (attempt >= (options.retryCount ?? 0)) {
+          return { acquired: false };
+        }
+        await sleep((options.retryDelayMs ?? 50) + Math.floor(Math.random() * RETRY_JITTER_MS));
       }
-      throw err;
     }
     this.held.add(lock);
     try {

@@ -25,6 +25,11 @@ class PreEncodedCommand extends Command {
   }
 }
 
+/** The command, to add to a pipeline or a transaction (MULTI) yourself. */
+export function preEncodedCommand(name: string, key: string, bytes: Buffer): Command {
+  return new PreEncodedCommand(name, key, bytes);
+}
+
 /**
  * Sends `bytes` (one whole RESP request of command `name` on `key`, key first) and resolves with
  * its reply. The caller guarantees the bytes are the request `name key …`: the key given here only

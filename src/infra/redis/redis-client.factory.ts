@@ -1,8 +1,13 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { RedisConfig, RedisUrlParts, redisUrlParts } from '../../config/redis-config';
+import { boundCommands } from './command-deadlines';
+import { isDemotionReply } from './demotion-replies';
 import { RedisClient } from './redis.tokens';
 import { rejectUnansweredOnClose } from './unanswered-commands';
+
+/** TCP keepalive probes start after this long idle on every Redis connection (the batch pop's too). */
+export const REDIS_KEEPALIVE_MS = 10_000;
 
 /** Password, TLS and db of REDIS_URL, applied to Sentinel and Cluster connections too. */
 function urlOptions(url: string): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
@@ -14,13 +19,18 @@ function urlOptions(url: string): Pick<RedisOptions, 'username' | 'password' | '
  * Commands fail fast while Redis is away instead of queueing for ever, and a command sent before a
  * connection dropped is never sent again after the reconnect (it may have run: a second RPUSH
  * would queue indexes twice, a second WAIT would measure another server); see
- * unanswered-commands.ts. Commands not yet sent (the offline queue) still go out after it.
+ * unanswered-commands.ts. Commands not yet sent (the offline queue) still go out after it, unless
+ * their deadline passed meanwhile (command-deadlines.ts: then they fail and are never sent). A
+ * reply saying the node was demoted drops the connection and connects again (demotion-replies.ts:
+ * `1` = reconnect without resending the command).
  */
 const FAIL_FAST: RedisOptions = {
   maxRetriesPerRequest: 1,
   connectTimeout: 3000,
+  keepAlive: REDIS_KEEPALIVE_MS,
   retryStrategy: (times) => Math.min(times * 100, 2000),
   autoResendUnfulfilledCommands: false,
+  reconnectOnError: (err) => (isDemotionReply(err.message) ? 1 : false),
 };
 
 /**
@@ -42,7 +52,14 @@ export function createRedisClient(config: RedisConfig): RedisClient {
       client = new Redis(config.url, BATCHED_WRITES);
       break;
     case 'sentinel':
-      client = new Redis({ ...BATCHED_WRITES, ...urlOptions(config.url), sentinels: topology.sentinels, name: topology.name });
+      client = new Redis({
+        ...BATCHED_WRITES,
+        ...urlOptions(config.url),
+        sentinels: topology.sentinels,
+        name: topology.name,
+        // The sentinels' own connections (asking where the master is) are bounded too.
+        sentinelCommandTimeout: config.commandTimeoutMs,
+      });
       break;
     case 'cluster': {
       const { db: _db, ...auth } = urlOptions(config.url);
@@ -59,6 +76,7 @@ export function createRedisClient(config: RedisConfig): RedisClient {
     }
   }
   rejectUnansweredOnClose(client);
+  boundCommands(client, config.commandTimeoutMs);
   logErrorChanges(client);
   return client;
 }

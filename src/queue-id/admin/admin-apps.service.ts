@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { QueueLists } from '../core/queue-lists';
 import { RefillAhead } from '../core/refill-ahead';
-import { SHARD_COUNT } from '../core/queue-id-layout';
+import { SHARD_COUNT, maxIndexFor } from '../core/queue-id-layout';
 import { ShardCapacity, appCapacity, shardCapacity } from '../core/shard-capacity';
 import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../id-alloc.repository';
 import { QueueConfigService } from '../queue-config.service';
@@ -133,11 +133,14 @@ export class AdminAppsService {
     const rows = await this.repo.updateApp(appId, patch);
     const oldLimit = before[0].maxLimitId;
     const newLimit = patch.maxLimitId;
-    if (newLimit !== undefined && newLimit > 0n && (oldLimit === 0n || newLimit < oldLimit)) {
-      // Queued indexes may now be above the limit: drop them (a gap) so none is handed out.
-      await this.lists.deleteLists(
+    if (newLimit !== undefined && newLimit !== oldLimit) {
+      // Lowered: queued indexes may now be above the limit: the lists go (a gap), and the limit is
+      // stored next to them, so that a refill allocated before this change can neither claim nor
+      // push above it on any instance. Raised or removed: the stored limit goes.
+      const lowered = newLimit > 0n && (oldLimit === 0n || newLimit < oldLimit);
+      await this.lists.applyLimits(
         appId,
-        rows.map((r) => r.shardId),
+        rows.map((r) => ({ shardId: r.shardId, maxIndex: lowered ? maxIndexFor(appId, r.shardId, newLimit) : null })),
       );
     }
     await this.queueConfig.reload();
@@ -175,11 +178,15 @@ export class AdminAppsService {
     const rows = await this.requireApp(appId);
     const counts: Record<RefillStatus, number> = { refilled: 0, sufficient: 0, busy: 0, exhausted: 0, missing: 0, refused: 0 };
     for (const row of rows) {
-      const result = await this.refill.refillShard(appId, row.shardId, {
-        skipIfAtLeast: Number.MAX_SAFE_INTEGER,
-        minWanted: 1,
-        lockRetries: 40,
-      });
+      const result = await this.refill
+        .refillShard(appId, row.shardId, { skipIfAtLeast: Number.MAX_SAFE_INTEGER, minWanted: 1, lockRetries: 40 })
+        .catch((err: unknown) => {
+          // A shard refused for its push marker is counted; the others are still refilled.
+          if (err instanceof IdGenError && err.kind === ErrorKind.QueueMarkerInvalid) {
+            return { status: 'refused' as const };
+          }
+          throw err;
+        });
       counts[result.status]++;
     }
     return { appId, ...counts };

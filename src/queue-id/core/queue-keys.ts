@@ -23,6 +23,15 @@ export class QueueKeys {
     return /\{[^}]+\}/.test(list) ? `${list}:pushed` : `{${list}}:pushed`;
   }
 
+  /**
+   * The shard's max_limit_id as a list index, stored for a while after it was lowered (next to the
+   * list, in its Cluster slot): claims and pushes above it are refused on every instance at once.
+   */
+  limitMark(appId: number, shardId: number): string {
+    const list = this.list(appId, shardId);
+    return /\{[^}]+\}/.test(list) ? `${list}:limit` : `{${list}}:limit`;
+  }
+
   /** Lock of the instance that cleans up lists of removed apps. */
   reloadLock(): string {
     return `${this.prefix}lock_reload`;

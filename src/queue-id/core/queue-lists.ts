@@ -7,7 +7,8 @@
  * Semantics every implementation keeps:
  * - a list is FIFO: a pop takes from the head, a push appends at the tail;
  * - `pushSegment(from, to)` appends from..to only when the marker is below `from`, and then sets
- *   the marker to `to`; otherwise nothing is pushed (the segment becomes a gap, never a copy).
+ *   the marker to `to`; otherwise nothing is pushed (the segment becomes a gap, never a copy). A
+ *   marker that is not an index (core/push-marker.ts: corrupt, or not ours) refuses every push;
  *   The marker is the highest index ever handed out through the list: pushed, or (an on-demand
  *   refill's first indexes) claimed with the push and served directly;
  * - `retire` deletes the list and raises its marker to the given max_id (never lowers it);
@@ -47,6 +48,10 @@ export interface SegmentPushOutcome {
   pushed: number;
   /** Set when a run was refused (the marker already at or past its first index): the rest is a gap. */
   refusedAt?: { from: bigint; mark: bigint };
+  /** Set when refused because the marker is not an index (core/push-marker.ts): nothing pushed, a gap. */
+  invalidMark?: string;
+  /** Set when refused by the shard's stored limit (see `applyLimits`): nothing pushed, a gap. */
+  limitedAt?: bigint;
 }
 
 /** A shard of a deleted app and the highest index it ever allocated (its tombstone). */
@@ -115,6 +120,9 @@ export abstract class QueueLists {
   /** The list's length. */
   abstract length(appId: number, shardId: number): Promise<number>;
 
+  /** The list's "pushed up to" marker as stored (null when there is none); read with core/push-marker.ts. */
+  abstract pushMark(appId: number, shardId: number): Promise<string | null>;
+
   /** The lengths of many lists, in order, in bounded batches. */
   abstract lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]>;
 
@@ -131,6 +139,14 @@ export abstract class QueueLists {
    * Returns how many lists existed.
    */
   abstract retire(shards: readonly RetiredList[]): Promise<number>;
+
+  /**
+   * A changed max_limit_id, per shard: its new highest index (lowered), or null (raised or
+   * removed). Lowered: the list is deleted (a gap) and the limit stored for a while next to it,
+   * atomically; from then on every push reaching above it is refused or taken off again, on every
+   * instance, before their next reload. Null: the stored limit is deleted. Returns the lists deleted.
+   */
+  abstract applyLimits(appId: number, shards: ReadonlyArray<{ shardId: number; maxIndex: bigint | null }>): Promise<number>;
 
   /** Deletes the lists of these shards of one app (markers kept). Returns how many existed. */
   abstract deleteLists(appId: number, shardIds: Iterable<number>): Promise<number>;

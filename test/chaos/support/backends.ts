@@ -37,6 +37,15 @@ export class RedisProcess {
     });
   }
 
+  /** SIGSTOP: connections and data are still accepted by the kernel, nothing is answered. */
+  freeze(): void {
+    process.kill(this.process.pid as number, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    process.kill(this.process.pid as number, 'SIGCONT');
+  }
+
   /** One command on a short-lived connection. */
   async command(args: string[]): Promise<unknown> {
     const client = new Redis(this.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -100,6 +109,15 @@ export class MariaDbProcess {
       intervalMs: 100,
       tolerateErrors: true,
     });
+  }
+
+  /** SIGSTOP: connections and data are still accepted by the kernel, nothing is answered. */
+  freeze(): void {
+    process.kill(this.process.pid as number, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    process.kill(this.process.pid as number, 'SIGCONT');
   }
 
   async query<T = unknown>(sql: string, params: unknown[] = [], database?: string): Promise<T> {

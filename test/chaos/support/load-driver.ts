@@ -20,6 +20,8 @@ export interface LoadOptions {
   onProgress?: () => void;
   /** While this says so, the load goes on past `targetIds` (until `maxMs`). */
   keepGoing?: () => boolean;
+  /** Any answer (an ID or an error) slower than this is a violation (the bounds on backend calls). */
+  maxAnswerMs?: number;
 }
 
 export interface LoadReport {
@@ -29,14 +31,16 @@ export interface LoadReport {
   errors: Map<string, number>;
   /** Requests in flight to an instance the test killed (the load balancer's problem). */
   cut: number;
-  /** Anything else: a 5xx other than 503, an undocumented code, a non-JSON error, a hang. */
+  /** Anything else: a 5xx other than 503, an undocumented code, a non-JSON error, a hang, an answer past `maxAnswerMs`. */
   violations: string[];
   elapsedMs: number;
+  /** The slowest answer (an ID or an error), ms. */
+  slowestMs: number;
 }
 
 /** Concurrent batch load over the instances that are up; every returned ID goes to the ledger. */
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
-  const report: LoadReport = { requests: 0, ok: 0, errors: new Map(), cut: 0, violations: [], elapsedMs: 0 };
+  const report: LoadReport = { requests: 0, ok: 0, errors: new Map(), cut: 0, violations: [], elapsedMs: 0, slowestMs: 0 };
   const started = Date.now();
   let n = 0;
   const done = (): boolean =>
@@ -52,7 +56,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       const service = live[(n + w) % live.length];
       const path = options.path(n++);
       report.requests++;
-      await one(service, path, options.ledger, report);
+      await one(service, path, options.ledger, report, options.maxAnswerMs);
       options.onProgress?.();
     }
   };
@@ -61,15 +65,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   return report;
 }
 
-async function one(service: ServiceProcess, path: string, ledger: IdLedger, report: LoadReport): Promise<void> {
+async function one(service: ServiceProcess, path: string, ledger: IdLedger, report: LoadReport, maxAnswerMs?: number): Promise<void> {
   let status: number;
   let body: string;
   let contentType: string;
+  const started = Date.now();
   try {
     const res = await fetch(`${service.baseUrl}${path}`, { signal: AbortSignal.timeout(20_000) });
     status = res.status;
     contentType = res.headers.get('content-type') ?? '';
     body = await res.text();
+    const ms = Date.now() - started;
+    report.slowestMs = Math.max(report.slowestMs, ms);
+    if (maxAnswerMs !== undefined && ms > maxAnswerMs) {
+      report.violations.push(`${service.name} ${path}: answered ${status} after ${ms} ms (bound ${maxAnswerMs} ms)`);
+    }
   } catch (err) {
     if (!service.up || !service.process.running) {
       report.cut++;
@@ -79,7 +89,8 @@ async function one(service: ServiceProcess, path: string, ledger: IdLedger, repo
     return;
   }
   if (status === 200) {
-    const ids = (JSON.parse(body) as { ids: string[] }).ids;
+    // A batch answers {"ids": [...]}, a single get the ID as text.
+    const ids = contentType.includes('json') ? (JSON.parse(body) as { ids: string[] }).ids : [body];
     for (const id of ids) {
       if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) >= 1n << 63n) {
         report.violations.push(`${service.name}: not a positive 64-bit ID: ${id}`);

@@ -17,6 +17,8 @@ export interface ScenarioOptions {
   fault: (ledger: IdLedger) => Promise<void>;
   /** A request every instance must answer with 200 once the fault is over. */
   probe: (n: number) => string;
+  /** Every answer during and after the fault within this (LoadOptions.maxAnswerMs). */
+  maxAnswerMs?: number;
 }
 
 export interface ScenarioResult {
@@ -35,6 +37,7 @@ export function summary(r: ScenarioResult): string {
     `[chaos] ${r.name}: ${r.ledger.checked} IDs checked, ${r.ledger.duplicates.length} duplicates, ` +
     `errors during fault: ${formatErrors(r.during)}, after: ${formatErrors(r.after)}, ` +
     `cut connections: ${r.during.cut + r.after.cut}, violations: ${violations}, ` +
+    `slowest answer: ${Math.max(r.during.slowestMs, r.after.slowestMs)} ms, ` +
     `unrecovered: ${r.unrecovered.length === 0 ? 'none' : r.unrecovered.join(',')}`
   );
 }
@@ -71,13 +74,22 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     },
     // The load goes on for as long as the fault lasts.
     keepGoing: () => fault !== null && !faultOver,
+    maxAnswerMs: o.maxAnswerMs,
   });
   // The load is bounded; a fault that did not start yet starts now.
   await (fault ?? o.fault(ledger));
   if (faultErrors.length > 0) {
     throw faultErrors[0];
   }
-  const after = await runLoad({ services: o.services, path: o.path, concurrency, targetIds: o.targetIds, maxMs: 120_000, ledger });
+  const after = await runLoad({
+    services: o.services,
+    path: o.path,
+    concurrency,
+    targetIds: o.targetIds,
+    maxMs: 120_000,
+    ledger,
+    maxAnswerMs: o.maxAnswerMs,
+  });
   const unrecovered: string[] = [];
   for (const service of o.services) {
     if (!(await serves(service, o.probe, ledger))) {

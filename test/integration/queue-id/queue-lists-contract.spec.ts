@@ -27,8 +27,14 @@ describe('RedisQueueLists (QueueLists on a real Redis)', () => {
   queueListsContract(() => {
     const prefix = `test.${randomBytes(4).toString('hex')}.id.gen.`;
     prefixes.push(prefix);
-    const lists = new RedisQueueLists(redis, config, new QueueKeys(prefix), replicaAck);
+    const keys = new QueueKeys(prefix);
+    const lists = new RedisQueueLists(redis, config, keys, replicaAck);
     made.push(lists);
-    return lists;
+    return {
+      lists,
+      setMarker: async (appId: number, shardId: number, raw: string) => {
+        await redis.set(keys.pushMark(appId, shardId), raw);
+      },
+    };
   });
 });

@@ -142,28 +142,33 @@ describe('queue refill, cleanup and max_limit_id', () => {
     }
   });
 
-  it('a segment claimed before max_limit_id was lowered and pushed after it: nothing above the limit, nothing twice', async () => {
+  it('a segment claimed before max_limit_id was lowered and pushed after it: taken off again, so no instance, even one not reloaded, hands out anything above the limit', async () => {
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 14, appName: 'lowclaim', step: 100 } })).status).toBe(201);
-    const gp = gatePassForShard(0);
-    expect((await request(app, 'GET', `/api/id/14?gatePass=${gp}&count=10`, { token: null })).status).toBe(200);
-    // A refill in flight: 101..200 allocated and claimed; its RPUSH comes after the PATCH's DEL.
-    expect((await app.get(IdAllocRepository).allocate(14, 0, 1))?.segment).toEqual({ from: 101n, to: 200n });
-    const marker = `{${listKey(14, 0)}}:pushed`;
-    expect(await claimRange(env.redis, listKey(14, 0), marker, 101n, 200n)).toEqual({ claimed: true });
-    const limit = composeQueueId(150n, 63, 14);
-    expect((await request(app, 'PATCH', '/admin/apps/14', { body: { maxLimitId: limit.toString() } })).status).toBe(200);
-    expect(await pushClaimed(env.redis, listKey(14, 0), 101n, 200n)).toBe(100);
-    const got: bigint[] = [];
-    for (;;) {
-      const res = await request(app, 'GET', `/api/id/14?gatePass=${gp}`, { token: null });
-      if (res.status !== 200) {
+    // A second instance whose registry still has no limit (its reload is off).
+    const stale = await startApp(env.config());
+    try {
+      const gp = gatePassForShard(0);
+      expect((await request(app, 'GET', `/api/id/14?gatePass=${gp}&count=10`, { token: null })).status).toBe(200);
+      // A refill in flight: 101..200 allocated and claimed; its push comes after the PATCH.
+      expect((await app.get(IdAllocRepository).allocate(14, 0, 1))?.segment).toEqual({ from: 101n, to: 200n });
+      const marker = `{${listKey(14, 0)}}:pushed`;
+      const limitKey = `{${listKey(14, 0)}}:limit`;
+      expect(await claimRange(env.redis, listKey(14, 0), marker, 101n, 200n, limitKey)).toEqual({ claimed: true });
+      const limit = composeQueueId(150n, 63, 14);
+      expect((await request(app, 'PATCH', '/admin/apps/14', { body: { maxLimitId: limit.toString() } })).status).toBe(200);
+      // The late push is taken off in the same transaction: the list never holds it.
+      expect(await pushClaimed(env.redis, listKey(14, 0), 101n, 200n, limitKey)).toBe(0);
+      expect(await env.redis.llen(listKey(14, 0))).toBe(0);
+      // A claim of a segment allocated before the PATCH is refused outright.
+      expect(await claimRange(env.redis, listKey(14, 0), marker, 201n, 300n, limitKey)).toEqual({ claimed: false, limit: 150n });
+      for (const instance of [stale, app]) {
+        const res = await request(instance, 'GET', `/api/id/14?gatePass=${gp}`, { token: null });
+        // 11..200 are gaps; the row (max_id 200) is past the limit: exhausted, never an ID above it.
         expectError(res, 410, -5);
-        break;
       }
-      got.push(BigInt(res.body));
+    } finally {
+      await stale.close();
     }
-    // 11..100 went with the deleted list (a gap); of the late push only 101..150 fit the limit.
-    expect(got).toEqual(Array.from({ length: 50 }, (_, i) => composeQueueId(101n + BigInt(i), 0, 14)));
   });
 
   it('lowering max_limit_id drops queued indexes above it', async () => {

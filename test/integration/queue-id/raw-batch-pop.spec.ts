@@ -86,8 +86,8 @@ describe('raw batch pop connection', () => {
   it('sends SELECT of the URL db first, and fails pops after an AUTH error (then backs off)', async () => {
     const db = new Redis(TEST_REDIS_URL.replace(/\/\d*$/, '') + '/5', { maxRetriesPerRequest: 1 });
     const key = `${env.keyPrefix}raw-select`;
-    const selected = new RawBatchPop(redisUrlParts(TEST_REDIS_URL.replace(/\/\d*$/, '') + '/5'));
-    const refused = new RawBatchPop(redisUrlParts(TEST_REDIS_URL.replace('://', '://user:wrong@')));
+    const selected = new RawBatchPop(redisUrlParts(TEST_REDIS_URL.replace(/\/\d*$/, '') + '/5'), 2000);
+    const refused = new RawBatchPop(redisUrlParts(TEST_REDIS_URL.replace('://', '://user:wrong@')), 2000);
     try {
       await db.rpush(key, '1', '2', 'x', '99', '3');
       expect(await selected.pop(key, 4, 10n, true)).toEqual({ indexes: [1, 2], overLimit: true, malformed: 1, length: 1 });

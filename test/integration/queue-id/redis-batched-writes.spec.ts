@@ -21,7 +21,7 @@ describe('the standalone Redis client batches the commands of one event-loop tur
   const key = `test.${randomUUID()}.batched`;
 
   beforeAll(async () => {
-    client = createRedisClient({ url: TEST_REDIS_URL, keyPrefix: '', topology: { kind: 'standalone' } });
+    client = createRedisClient({ url: TEST_REDIS_URL, keyPrefix: '', commandTimeoutMs: 500, topology: { kind: 'standalone' } });
     await client.ping();
     await client.rpush(key, '1', '2', '3', '4', '5', '6', '7', '8');
   });

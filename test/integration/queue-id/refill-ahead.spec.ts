@@ -209,7 +209,9 @@ describe('refill ahead with REDIS_WAIT_REPLICAS (the pop, its LLEN and the WAIT 
     replica = new Redis(secondary.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
     await replica.replicaof('127.0.0.1', primary.port);
     await pollUntil('the replica to sync', async () => (await replica.info('replication')).includes('master_link_status:up'));
-    app = await startApp(env.config({ ...AHEAD, REDIS_URL: primary.url, REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '2000' }));
+    app = await startApp(
+      env.config({ ...AHEAD, REDIS_URL: primary.url, REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '2000', REDIS_COMMAND_TIMEOUT_MS: '5000' }),
+    );
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 25, appName: 'waited', step: 10 } })).status).toBe(201);
   });
 

@@ -54,7 +54,7 @@ describe('refill push whose reply is lost, on a Redis Cluster', () => {
 
   it.each([
     ['claim', 43],
-    ['RPUSH', 44],
+    ['EXEC', 44],
   ])('the %s of a push answered by no reply is not sent again: each queued index once', async (struckCommand, appId) => {
     expect((await request(app, 'POST', '/admin/apps', { body: { appId, appName: `resend-cl${appId}`, step: 100 } })).status).toBe(
       201,
@@ -65,9 +65,10 @@ describe('refill push whose reply is lost, on a Redis Cluster', () => {
       shard++;
     }
     const list = `${env.keyPrefix}idList_${appId}_${shard}`;
-    // The push's two commands (segment-push.ts): the claim (a script whose first key is the list), the RPUSH.
+    // The push's two steps (segment-push.ts): the claim (a script whose first key is the list), the
+    // transaction of the RPUSH and its limit guard (run by its EXEC; only this refill is under way).
     const struck = proxy.strikeOnce((w) =>
-      struckCommand === 'RPUSH' ? w[0] === 'RPUSH' && w[1] === list : ['EVAL', 'EVALSHA'].includes(w[0]) && w[3] === list,
+      struckCommand === 'EXEC' ? w[0] === 'EXEC' : ['EVAL', 'EVALSHA'].includes(w[0]) && w[3] === list,
     );
     const refill = app.get(QueueRefillService);
     await refill.refillShard(appId, shard, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
@@ -78,9 +79,9 @@ describe('refill push whose reply is lost, on a Redis Cluster', () => {
     expect(queued.length).toBeGreaterThan(0);
     expect(queued.length - new Set(queued).size).toBe(0);
     expect(await master.get(`{${list}}:pushed`)).toBe('200');
-    // A lost claim reply: 1..100 is a gap; a lost RPUSH reply: it ran once. The second refill pushed 101..200.
+    // A lost claim reply: 1..100 is a gap; a lost EXEC reply: the RPUSH ran once. The second refill pushed 101..200.
     expect(queued.map(Number)).toEqual(
-      Array.from({ length: struckCommand === 'RPUSH' ? 200 : 100 }, (_, i) => i + (struckCommand === 'RPUSH' ? 1 : 101)),
+      Array.from({ length: struckCommand === 'EXEC' ? 200 : 100 }, (_, i) => i + (struckCommand === 'EXEC' ? 1 : 101)),
     );
     const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ?', [appId, shard])) as Array<{
       max_id: string;

@@ -13,7 +13,7 @@ import { TestEnv, createTestEnv, request, startApp } from '../../support/test-en
  * cut. The client must not send the push again after reconnecting (nor may a second run of it
  * push twice): the list never holds an index twice, nor more than max_id indexes.
  */
-type Struck = 'claim' | 'RPUSH';
+type Struck = 'claim' | 'EXEC';
 
 describe('refill push whose reply is lost (no second copy)', () => {
   let env: TestEnv;
@@ -44,12 +44,14 @@ describe('refill push whose reply is lost (no second copy)', () => {
   const listKey = (appId: number, shard: number): string => `${env.keyPrefix}idList_${appId}_${shard}`;
 
   /**
-   * The two commands of a push (segment-push.ts): the claim, a script whose first key is the list,
-   * and the RPUSH of the claimed indexes. Each is struck in turn: executed, reply lost, cut.
+   * The two steps of a push (segment-push.ts): the claim, a script whose first key is the list,
+   * and the RPUSH of the claimed indexes, sent in a transaction with its limit guard (MULTI, RPUSH,
+   * EVAL, EXEC: the EXEC runs it). Each is struck in turn: executed, reply lost, cut. Only this
+   * refill talks to Redis meanwhile (no cron, no refill ahead), so the EXEC struck is its own.
    */
   const commandOf: Record<Struck, (list: string) => CommandMatcher> = {
     claim: (list) => (words) => ['EVAL', 'EVALSHA'].includes(words[0]) && words[3] === list,
-    RPUSH: (list) => (words) => words[0] === 'RPUSH' && words[1] === list,
+    EXEC: () => (words) => words[0] === 'EXEC',
   };
 
   async function maxId(appId: number, shard: number): Promise<bigint> {
@@ -74,7 +76,7 @@ describe('refill push whose reply is lost (no second copy)', () => {
 
   describe.each([
     ['claim', 41],
-    ['RPUSH', 42],
+    ['EXEC', 42],
   ] as Array<[Struck, number]>)('the %s of a push ran, its reply was lost', (struckCommand, appId) => {
     it('the sweep refill: the list holds each index once (the claim lost: a gap; the RPUSH lost: once)', async () => {
       expect((await request(app, 'POST', '/admin/apps', { body: { appId, appName: `resend${appId}`, step: STEP } })).status).toBe(201);
@@ -85,7 +87,7 @@ describe('refill push whose reply is lost (no second copy)', () => {
         .then((r) => r.status, (err: Error) => `failed: ${err.message}`);
       await struck;
       await expectNoIndexTwice(appId, 0, []);
-      // A lost claim reply means no RPUSH (a gap of 1..STEP); a lost RPUSH reply means it ran once.
+      // A lost claim reply means no RPUSH (a gap of 1..STEP); a lost EXEC reply means the RPUSH ran once.
       const queued = (await direct.lrange(listKey(appId, 0), 0, -1)).map(Number);
       expect(queued).toEqual(struckCommand === 'claim' ? [] : Array.from({ length: STEP }, (_, i) => i + 1));
       expect(await direct.get(`{${listKey(appId, 0)}}:pushed`)).toBe(String(STEP));

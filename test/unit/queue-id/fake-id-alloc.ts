@@ -43,6 +43,15 @@ export class FakeIdAlloc implements IdAllocPort {
     return row ? { ...row } : undefined;
   }
 
+  /** Sets a row's max_id by hand (a database restored from an older backup). */
+  setMaxId(appId: number, shardId: number, maxId: bigint): void {
+    const row = this.rows.get(shardKey(appId, shardId));
+    if (!row) {
+      throw new Error(`no row ${appId}/${shardId}`);
+    }
+    row.maxId = maxId;
+  }
+
   holdAllocations(): void {
     let open = (): void => undefined;
     const promise = new Promise<void>((resolve) => {

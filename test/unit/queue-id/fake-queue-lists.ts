@@ -1,4 +1,5 @@
 import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
+import { readPushMarker } from '../../../src/queue-id/core/push-marker';
 import { acceptEntries } from '../../../src/queue-id/core/queue-batch';
 import {
   ListLength,
@@ -38,6 +39,10 @@ const shardKey = (appId: number, shardId: number): string => `${appId}/${shardId
 export class FakeQueueLists implements QueueLists {
   private readonly lists = new Map<string, string[]>();
   private readonly marks = new Map<string, bigint>();
+  /** Markers written as raw strings (setRawMarker), over `marks`: possibly not an index. */
+  private readonly rawMarks = new Map<string, string>();
+  /** Stored limits (applyLimits): the highest index a push may reach (no expiry here). */
+  private readonly limits = new Map<string, bigint>();
   confirmsPops = false;
   /** Confirmed pops are not confirmed by the replicas: their entries are dropped, QUEUE_NOT_REPLICATED. */
   unconfirmed = false;
@@ -84,7 +89,26 @@ export class FakeQueueLists implements QueueLists {
 
   /** Sets the marker directly (another deployment's or an earlier push's trace). */
   setMarker(appId: number, shardId: number, mark: bigint): void {
-    this.marks.set(shardKey(appId, shardId), mark);
+    this.setRawMarker(appId, shardId, mark.toString());
+  }
+
+  /** Writes the marker as any string (a corrupt one, another deployment's); null deletes it. */
+  setRawMarker(appId: number, shardId: number, raw: string | null): void {
+    const key = shardKey(appId, shardId);
+    this.marks.delete(key);
+    this.rawMarks.delete(key);
+    const marker = readPushMarker(raw);
+    if (marker.kind === 'index') {
+      this.marks.set(key, marker.mark);
+    } else if (raw !== null) {
+      this.rawMarks.set(key, raw);
+    }
+  }
+
+  async pushMark(appId: number, shardId: number): Promise<string | null> {
+    this.check();
+    const key = shardKey(appId, shardId);
+    return this.rawMarks.get(key) ?? this.marks.get(key)?.toString() ?? null;
   }
 
   holdPushes(): void {
@@ -168,9 +192,17 @@ export class FakeQueueLists implements QueueLists {
       await this.pushGate.promise;
     }
     const key = shardKey(appId, shardId);
+    const invalid = this.rawMarks.get(key);
     const mark = this.marks.get(key) ?? -1n;
-    const refused = mark >= from;
+    const refused = invalid !== undefined || mark >= from;
     this.pushes.push({ appId, shardId, from, to, pushFrom, refused });
+    if (invalid !== undefined) {
+      return { pushed: 0, invalidMark: invalid };
+    }
+    const limit = this.limits.get(key);
+    if (limit !== undefined && mark < from && to > limit) {
+      return { pushed: 0, limitedAt: limit };
+    }
     if (refused) {
       return { pushed: 0, refusedAt: { from, mark } };
     }
@@ -190,9 +222,27 @@ export class FakeQueueLists implements QueueLists {
     for (const r of shards) {
       const key = shardKey(r.appId, r.shardId);
       deleted += this.delete(key);
+      // As the retire script: a marker that is not a number is replaced by the tombstone.
+      this.rawMarks.delete(key);
+      this.limits.delete(key);
       const mark = this.marks.get(key);
       if (mark === undefined || mark < r.maxId) {
         this.marks.set(key, r.maxId);
+      }
+    }
+    return deleted;
+  }
+
+  async applyLimits(appId: number, shards: ReadonlyArray<{ shardId: number; maxIndex: bigint | null }>): Promise<number> {
+    this.check();
+    let deleted = 0;
+    for (const { shardId, maxIndex } of shards) {
+      const key = shardKey(appId, shardId);
+      if (maxIndex === null) {
+        this.limits.delete(key);
+      } else {
+        this.limits.set(key, maxIndex);
+        deleted += this.delete(key);
       }
     }
     return deleted;

@@ -2,16 +2,39 @@ import { QueueLists } from '../../../src/queue-id/core/queue-lists';
 
 const text = (entries: readonly Uint8Array[]): string[] => entries.map((e) => Buffer.from(e).toString('latin1'));
 
+/** Lists to test, and a way to write a list's marker as another writer would (any string). */
+export interface ContractLists {
+  lists: QueueLists;
+  setMarker(appId: number, shardId: number, raw: string): Promise<void>;
+}
+
 /**
  * The semantics every QueueLists keeps (core/queue-lists.ts), as one suite: run against the
  * in-memory fake (unit) and against RedisQueueLists on a real Redis (integration), so the fake
  * the service tests rely on cannot drift from the real lists. `make` gives lists with nothing
  * in them (no list, no marker) for app 1.
  */
-export function queueListsContract(make: () => QueueLists): void {
+export function queueListsContract(make: () => ContractLists): void {
   let lists: QueueLists;
+  let setMarker: ContractLists['setMarker'];
   beforeEach(() => {
-    lists = make();
+    ({ lists, setMarker } = make());
+  });
+
+  it('reads the marker as stored; one that is not an index (corrupt, or not ours) refuses every push', async () => {
+    expect(await lists.pushMark(1, 12)).toBeNull();
+    expect(await lists.pushSegment(1, 12, 1n, 5n)).toEqual({ pushed: 5 });
+    expect(await lists.pushMark(1, 12)).toBe('5');
+    for (const raw of ['562949953421312', 'not-a-number', '1e3', '']) {
+      await setMarker(1, 12, raw);
+      expect(await lists.pushMark(1, 12)).toBe(raw);
+      expect(await lists.pushSegment(1, 12, 6n, 9n)).toEqual({ pushed: 0, invalidMark: raw });
+      expect(await lists.pushSegment(1, 12, 100n, 200n, 150n)).toEqual({ pushed: 0, invalidMark: raw });
+    }
+    expect(await lists.length(1, 12)).toBe(5);
+    // Fixed by an operator: pushes go on above it.
+    await setMarker(1, 12, '5');
+    expect(await lists.pushSegment(1, 12, 6n, 9n)).toEqual({ pushed: 4 });
   });
 
   it('is FIFO: pops of up to n from the head, with the length the pop left', async () => {
@@ -73,6 +96,20 @@ export function queueListsContract(make: () => QueueLists): void {
     expect(await lists.retire([{ appId: 1, shardId: 3, maxId: 7n }])).toBe(0);
     expect(await lists.pushSegment(1, 3, 7n, 8n)).toMatchObject({ pushed: 0 });
     expect(await lists.pushSegment(1, 3, 8n, 8n)).toEqual({ pushed: 1 });
+  });
+
+  it('a lowered limit deletes the list and refuses every push reaching above it; raised, pushes go on; a retire forgets it', async () => {
+    await lists.pushSegment(1, 13, 1n, 5n);
+    expect(await lists.applyLimits(1, [{ shardId: 13, maxIndex: 8n }, { shardId: 14, maxIndex: 8n }])).toBe(1);
+    expect(await lists.length(1, 13)).toBe(0);
+    expect(await lists.pushSegment(1, 13, 6n, 10n)).toEqual({ pushed: 0, limitedAt: 8n });
+    // Refused before the marker moves: a segment within the limit still goes.
+    expect(await lists.pushSegment(1, 13, 6n, 8n)).toEqual({ pushed: 3 });
+    expect(await lists.applyLimits(1, [{ shardId: 13, maxIndex: null }])).toBe(0);
+    expect(await lists.length(1, 13)).toBe(3);
+    expect(await lists.pushSegment(1, 13, 9n, 20n)).toEqual({ pushed: 12 });
+    await lists.retire([{ appId: 1, shardId: 14, maxId: 2n }]);
+    expect(await lists.pushSegment(1, 14, 3n, 30n)).toEqual({ pushed: 28 });
   });
 
   it('deletes lists, counting those that existed, and keeps their markers', async () => {

@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
+import { ErrorKind } from '../../../src/common/id-gen.error';
 import { MAX_INDEX, composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueRefillService, RefillRequest } from '../../../src/queue-id/queue-refill.service';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
-import { flush, queueFixture, span } from './queue-fixture';
+import { errorKindOf, flush, queueFixture, span } from './queue-fixture';
 
 const APP = 1;
 const SHARD = 5;
@@ -168,16 +169,42 @@ describe('QueueRefillService (in-memory lists, id_alloc and locks)', () => {
     expect(f.lists.entries(APP, SHARD)).toEqual([]);
   });
 
-  it('a marker above every index (corrupt or foreign) is a gap, never followed; one above max_limit_id moves the row to the limit only', async () => {
+  it.each([
+    ['above every index (2^49)', (MAX_INDEX + 1n).toString()],
+    ['not a number', 'garbage'],
+  ])('a marker %s refuses the shard before id_alloc moves, never followed; once deleted the shard refills', async (_name, raw) => {
     const f = queueFixture();
     const refusals: string[] = [];
     f.monitor.subscribeRefusals((reason) => refusals.push(reason));
     await f.addApp(APP, 10);
-    f.lists.setMarker(APP, SHARD, MAX_INDEX + 1n);
-    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refused', pushed: 0 });
-    expect(f.repo.row(APP, SHARD)?.maxId).toBe(20n);
-    expect(refusals).toEqual(['older', 'older']);
+    f.lists.setRawMarker(APP, SHARD, raw);
+    expect(await errorKindOf(f.refill.refillShard(APP, SHARD, ONCE))).toBe(ErrorKind.QueueMarkerInvalid);
+    expect(await errorKindOf(f.refill.takeOnDemand(APP, SHARD, 3))).toBe(ErrorKind.QueueMarkerInvalid);
+    // The sweep refills the app's other 63 shards, not this one.
+    expect(await f.refill.refillLowShards()).toMatchObject({ refilled: 63, failed: 1 });
+    expect(f.repo.allocations.filter((a) => a.shardId === SHARD)).toHaveLength(0);
+    expect(f.repo.row(APP, SHARD)?.maxId).toBe(0n);
+    expect(refusals).toEqual(['marker_invalid', 'marker_invalid', 'marker_invalid']);
+    // An operator deletes the key: the shard refills, no restart.
+    f.lists.setRawMarker(APP, SHARD, null);
+    expect(await f.refill.refillShard(APP, SHARD, ONCE)).toEqual({ status: 'refilled', pushed: 10 });
+  });
 
+  it('a marker made invalid between the check and the claim costs that one segment (a gap), and the refill stops there', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.lists.holdPushes();
+    const refill = f.refill.refillShard(APP, SHARD, ONCE);
+    await f.lists.pushWaiting();
+    f.lists.setRawMarker(APP, SHARD, 'not-ours');
+    f.lists.releasePushes();
+    expect(await errorKindOf(refill)).toBe(ErrorKind.QueueMarkerInvalid);
+    // One allocation, not a second one.
+    expect(f.repo.row(APP, SHARD)?.maxId).toBe(10n);
+    expect(await f.lists.length(APP, SHARD)).toBe(0);
+  });
+
+  it('a marker above max_limit_id moves the row to the limit only', async () => {
     const g = queueFixture();
     await g.addApp(APP, 10, composeQueueId(25n, SHARD, APP));
     g.lists.setMarker(APP, SHARD, 1_000n);

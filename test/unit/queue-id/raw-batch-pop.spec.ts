@@ -94,7 +94,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
         }
       },
     ]);
-    pop = new RawBatchPop(endpoint(server.port, { username: 'u', password: 'p w', db: 3 }));
+    pop = new RawBatchPop(endpoint(server.port, { username: 'u', password: 'p w', db: 3 }), 2000);
     expect(await pop.pop('k', 3, 8n, true)).toEqual({ indexes: [7, 8], overLimit: true, malformed: 0, length: 5 });
     expect(server.connections).toEqual([handshake + LPOP_LLEN]);
   });
@@ -102,7 +102,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
   it('a failing SELECT fails the pops without ever writing them (they would run on database 0)', async () => {
     const select = '*2\r\n$6\r\nSELECT\r\n$2\r\n99\r\n';
     server = await ScriptedServer.start([when(select, (s) => s.write('-ERR DB index is out of range\r\n'))]);
-    pop = new RawBatchPop(endpoint(server.port, { db: 99 }));
+    pop = new RawBatchPop(endpoint(server.port, { db: 99 }), 2000);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/SELECT failed: ERR DB index is out of range/);
     expect(server.connections).toEqual([select]);
   });
@@ -118,14 +118,14 @@ describe('RawBatchPop (the batch pop connection)', () => {
         }
       },
     ]);
-    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }));
+    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }), 2000);
     expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
   });
 
   it('pops of one event-loop turn go out in one write, their replies matched in order', async () => {
     const two = LPOP_LLEN + LPOP_LLEN;
     server = await ScriptedServer.start([when(two, (s) => s.write(`${POP_REPLY}:3\r\n*1\r\n$2\r\n10\r\n:2\r\n`))]);
-    pop = new RawBatchPop(endpoint(server.port));
+    pop = new RawBatchPop(endpoint(server.port), 2000);
     const [a, b] = await Promise.all([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
     expect(a).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 3 });
     expect(b).toEqual({ indexes: [10], overLimit: false, malformed: 0, length: 2 });
@@ -136,7 +136,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
       when(LPOP_LLEN, (s) => s.end('*3\r\n$1\r\n7\r\n$1')),
       when(LPOP_LLEN, (s) => s.write(`${POP_REPLY}:0\r\n`)),
     ]);
-    pop = new RawBatchPop(endpoint(server.port));
+    pop = new RawBatchPop(endpoint(server.port), 2000);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/connection closed/);
     expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
     // Each connection carried its own request once.
@@ -145,7 +145,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
 
   it('garbage after a whole pop reply fails that pop too (its entries are a gap), and every pop waiting', async () => {
     server = await ScriptedServer.start([when(LPOP_LLEN + LPOP_LLEN, (s) => s.write(`${POP_REPLY}+OK\r\n`))]);
-    pop = new RawBatchPop(endpoint(server.port));
+    pop = new RawBatchPop(endpoint(server.port), 2000);
     const results = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/RespProtocolError/);
@@ -155,7 +155,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
     server = await ScriptedServer.start([
       when(LPOP_LLEN + LPOP_LLEN, (s) => s.write(`-WRONGTYPE wrong kind\r\n:0\r\n${POP_REPLY}-LOADING busy\r\n`)),
     ]);
-    pop = new RawBatchPop(endpoint(server.port));
+    pop = new RawBatchPop(endpoint(server.port), 2000);
     const [a, b] = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
     expect(a.status === 'rejected' && String(a.reason)).toMatch(/WRONGTYPE/);
     expect(b.status === 'fulfilled' && b.value).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: -1 });
@@ -164,7 +164,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
   it('a refused AUTH drops the connection and fails the pops waiting for it (never written); then backs off', async () => {
     const auth = '*2\r\n$4\r\nAUTH\r\n$1\r\nx\r\n';
     server = await ScriptedServer.start([when(auth, (s) => s.write('-WRONGPASS invalid username-password pair\r\n'))]);
-    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }));
+    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }), 2000);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/AUTH failed: WRONGPASS/);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/unavailable/);
     expect(server.connections).toEqual([auth]);
@@ -172,8 +172,46 @@ describe('RawBatchPop (the batch pop connection)', () => {
 
   it('a closed instance refuses pops', async () => {
     server = await ScriptedServer.start([]);
-    pop = new RawBatchPop(endpoint(server.port));
+    pop = new RawBatchPop(endpoint(server.port), 2000);
     await pop.close();
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/closed/);
   });
+
+  it('a silent server (frozen, black-holed) fails the pop within its deadline and drops the connection; the next pop connects again', async () => {
+    server = await ScriptedServer.start([
+      () => undefined, // accepts and never answers
+      when(LPOP_LLEN, (s) => s.write(`${POP_REPLY}:0\r\n`)),
+    ]);
+    pop = new RawBatchPop(endpoint(server.port), 200);
+    const started = Date.now();
+    const results = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/did not answer within 200 ms/);
+    // Not resent: the silent connection got both pops once; the next pop went over a new connection.
+    expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
+    expect(server.connections).toEqual([LPOP_LLEN + LPOP_LLEN, LPOP_LLEN]);
+  });
+
+  it('a handshake that is never answered is abandoned within the deadline', async () => {
+    server = await ScriptedServer.start([() => undefined]);
+    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }), 200);
+    const started = Date.now();
+    await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it.each(['READONLY You can\'t write against a read only replica.', 'MASTERDOWN Link with MASTER is down'])(
+    'a demoted node (%s) fails the pop and drops the connection: the next pop connects again (a moved name is followed)',
+    async (reply) => {
+      server = await ScriptedServer.start([
+        when(LPOP_LLEN, (s) => s.write(`-${reply}\r\n:7\r\n`)),
+        when(LPOP_LLEN, (s) => s.write(`${POP_REPLY}:0\r\n`)),
+      ]);
+      pop = new RawBatchPop(endpoint(server.port), 2000);
+      await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(reply.split(' ')[0]);
+      expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
+      expect(server.connections).toEqual([LPOP_LLEN, LPOP_LLEN]);
+    },
+  );
 });

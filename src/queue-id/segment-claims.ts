@@ -1,0 +1,133 @@
+import { Logger } from '@nestjs/common';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
+import { PushMarker, readPushMarker, segmentVerdict } from './core/push-marker';
+import { MAX_INDEX } from './core/queue-id-layout';
+import { QueueKeys } from './core/queue-keys';
+import { QueueLists } from './core/queue-lists';
+import { IdAllocRepository } from './id-alloc.repository';
+import { RefillMonitor } from './refill-monitor';
+
+/** A shard's invalid marker is logged at most this often per instance (every request that needs a refill meets it). */
+const INVALID_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Every path that allocates from id_alloc checks its segment against the list's "pushed up to"
+ * marker (core/push-marker.ts), so that no index that went through a list is handed out again:
+ * - refills claim the segment on the marker as they push it (`push`: QueueLists.pushSegment);
+ * - a lease, which does not go through the list, reads the marker after its allocation (`clearForLease`);
+ * - all of them read the marker before allocating (`assertUsable`): a marker that is not an index
+ *   (corrupt, or another deployment's) refuses the shard with QUEUE_MARKER_INVALID (503, naming the
+ *   key) before id_alloc moves, so the row moves by at most one refill while it stands (one
+ *   allocation racing a marker written meanwhile), and the shard serves again once an operator
+ *   fixes or deletes the key, without a restart.
+ * A marker above the whole segment means id_alloc is behind the list (a restored database, a
+ * shared key prefix): the segment is a gap and the row is moved past the marker (never past the
+ * shard's limit), counted as `row_behind`.
+ */
+export class SegmentClaims {
+  private readonly logger = new Logger('SegmentClaims');
+  private readonly invalidLogged = new Map<string, number>();
+
+  constructor(
+    private readonly lists: QueueLists,
+    private readonly keys: QueueKeys,
+    private readonly repo: Pick<IdAllocRepository, 'advancePast'>,
+    private readonly monitor: RefillMonitor,
+  ) {}
+
+  /** Throws QUEUE_MARKER_INVALID when the shard's marker is not an index: nothing may be allocated for it. */
+  async assertUsable(appId: number, shardId: number): Promise<void> {
+    const marker = readPushMarker(await this.lists.pushMark(appId, shardId));
+    if (marker.kind === 'invalid') {
+      throw this.invalid(appId, shardId, marker.raw, 'nothing allocated');
+    }
+  }
+
+  /**
+   * Claims from..to and pushes pushFrom..to once (QueueLists.pushSegment); returns how many were
+   * pushed, or null when the claim was refused (the marker already at or past `from`): the segment
+   * is a gap, none of it may be handed out. A marker above the whole segment moves the row past it
+   * (else every refill of the shard is refused, one step at a time, for as long as the distance
+   * lasts). Throws QUEUE_MARKER_INVALID when the marker is not an index (the segment is a gap).
+   */
+  async push(appId: number, shardId: number, from: bigint, to: bigint, maxIndex: bigint, pushFrom: bigint = from): Promise<number | null> {
+    const outcome = await this.lists.pushSegment(appId, shardId, from, to, pushFrom);
+    if (outcome.invalidMark !== undefined) {
+      throw this.invalid(appId, shardId, outcome.invalidMark, `push of ${from}..${to} refused: a gap`);
+    }
+    if (outcome.limitedAt !== undefined) {
+      // Allocated before max_limit_id was lowered: a gap; the next allocation reads the new limit.
+      this.monitor.refused('above_limit');
+      this.logger.warn(
+        `push of ${from}..${to} to app ${appId} shard ${shardId} refused: max_limit_id was lowered meanwhile ` +
+          `(index ${outcome.limitedAt} at most): left as a gap`,
+      );
+      return null;
+    }
+    if (!outcome.refusedAt) {
+      return outcome.pushed;
+    }
+    await this.refused(appId, shardId, from, to, maxIndex, { kind: 'index', mark: outcome.refusedAt.mark }, 'push');
+    return null;
+  }
+
+  /**
+   * Whether a lease's segment from..to (allocated before this call) may be handed out: nothing at
+   * or above `from` went through the list. Otherwise the segment is a gap (moving the row past the
+   * marker when it is above it) and false is returned. Throws QUEUE_MARKER_INVALID on a marker
+   * that is not an index.
+   */
+  async clearForLease(appId: number, shardId: number, from: bigint, to: bigint, maxIndex: bigint): Promise<boolean> {
+    const marker = readPushMarker(await this.lists.pushMark(appId, shardId));
+    if (marker.kind === 'invalid') {
+      throw this.invalid(appId, shardId, marker.raw, `lease of ${from}..${to} refused: a gap`);
+    }
+    if (segmentVerdict(marker, from, to, maxIndex).kind === 'clear') {
+      return true;
+    }
+    await this.refused(appId, shardId, from, to, maxIndex, marker, 'lease');
+    return false;
+  }
+
+  private async refused(
+    appId: number,
+    shardId: number,
+    from: bigint,
+    to: bigint,
+    maxIndex: bigint,
+    marker: PushMarker,
+    what: 'push' | 'lease',
+  ): Promise<void> {
+    const verdict = segmentVerdict(marker, from, to, maxIndex < MAX_INDEX ? maxIndex : MAX_INDEX);
+    const mark = marker.kind === 'index' ? marker.mark : -1n;
+    const behind = verdict.kind === 'behind' && (await this.repo.advancePast(appId, shardId, verdict.advanceTo));
+    this.monitor.refused(behind ? 'row_behind' : 'older');
+    if (behind) {
+      this.logger.error(
+        `${what} of ${from}..${to} to app ${appId} shard ${shardId} refused: its list was already handed out up to ${mark}, ` +
+          `above id_alloc's max_id; max_id moved to ${verdict.advanceTo} (was the database restored, or does another deployment use key prefix ` +
+          `"${this.keys.prefix}"?)`,
+      );
+    } else {
+      this.logger.warn(`${what} of ${from}..${to} to app ${appId} shard ${shardId} refused (already pushed up to ${mark}): left as a gap`);
+    }
+  }
+
+  private invalid(appId: number, shardId: number, raw: string, what: string): IdGenError {
+    const key = this.keys.pushMark(appId, shardId);
+    this.monitor.refused('marker_invalid');
+    const now = Date.now();
+    if (now - (this.invalidLogged.get(key) ?? -Infinity) >= INVALID_LOG_INTERVAL_MS) {
+      this.invalidLogged.set(key, now);
+      this.logger.error(
+        `app ${appId} shard ${shardId}: push marker ${key} holds '${raw.slice(0, 64)}', not an index this service pushes ` +
+          `(corrupt, or another deployment's): ${what}; the shard allocates nothing until the key is fixed or deleted`,
+      );
+    }
+    return new IdGenError(
+      ErrorKind.QueueMarkerInvalid,
+      `appId ${appId} shard ${shardId} cannot be refilled: its push marker ${key} is not an index this service pushed ` +
+        '(corrupt, or another deployment\'s); an operator must fix or delete that key',
+    );
+  }
+}
