@@ -4,7 +4,9 @@ import { createApp } from '../../../src/bootstrap';
 import { appSuite } from '../../support/app-suite';
 import { OpenApiDocument, OpenApiOperation, OpenApiValidator } from '../../support/openapi-validator';
 import { pollUntil } from '../../support/poll';
+import { Seen, docPath, recordResponses } from '../../support/response-recorder';
 import { ADMIN_TOKEN, request } from '../../support/test-env';
+import { Method, exerciseEveryRoute } from './api-scenarios';
 
 /**
  * The API document against the real service: every route Nest serves is in /docs-json, and every
@@ -21,18 +23,6 @@ const NOT_DOCUMENTED: Record<string, string> = {
   'GET /docs-yaml': 'the document itself',
 };
 
-/** One request/response as Fastify saw it. */
-interface Seen {
-  operation: string;
-  url: string;
-  status: number;
-  contentType: string;
-  body: string;
-  requestBody: unknown;
-}
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
 /** A GET on a connection of its own, closed after the answer (no pooled socket outlives the test). */
 function getOnce(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -43,37 +33,6 @@ function getOnce(url: string): Promise<{ status: number; body: string }> {
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       res.on('error', reject);
     }).on('error', reject);
-  });
-}
-
-/** `/api/id/:appId` → `/api/id/{appId}`. */
-function docPath(url: string): string {
-  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-}
-
-const PAYLOAD = Symbol('payload');
-
-/** Records every response with a route (its payload at onSend, its final headers at onResponse). */
-function recordResponses(app: NestFastifyApplication, seen: Seen[]): void {
-  const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onSend', (req, _reply, payload, done) => {
-    (req as unknown as Record<symbol, unknown>)[PAYLOAD] = payload;
-    done(null, payload);
-  });
-  fastify.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url;
-    const payload = (req as unknown as Record<symbol, unknown>)[PAYLOAD];
-    if (route !== undefined && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
-      seen.push({
-        operation: `${req.method} ${docPath(route)}`,
-        url: req.url,
-        status: reply.statusCode,
-        contentType: String(reply.getHeader('content-type') ?? ''),
-        body: payload.toString(),
-        requestBody: req.body,
-      });
-    }
-    done();
   });
 }
 
@@ -171,71 +130,7 @@ describe('the API document matches what the service answers', () => {
   });
 
   it('answers every route as documented: successes and errors, bodies and content types', async () => {
-    // Queue IDs: an app, its IDs, lease, admin, and the errors on the way.
-    expect((await call('POST', '/admin/apps', { body: { appId: 3, appName: 'contract', step: 100 } })).status).toBe(201);
-    expect((await call('POST', '/admin/apps', { body: { appId: 3, appName: 'contract', step: 100 } })).status).toBe(200);
-    expect((await call('POST', '/admin/apps', { body: { appId: 3, appName: 'contract', step: 200 } })).status).toBe(409);
-    // One index per shard: the second ID of a shard is past the limit.
-    expect((await call('POST', '/admin/apps', { body: { appId: 5, appName: 'tiny', step: 1, maxLimitId: String((1 << 14) | (63 << 8) | 5) } })).status).toBe(201);
-    expect((await call('POST', '/admin/apps', { body: { appId: 1, appName: 'x', nope: 1 } })).status).toBe(400);
-    expect((await call('POST', '/admin/apps', { rawBody: '<app/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
-    expect((await call('POST', '/admin/apps', { body: { appId: 1, appName: 'x'.repeat(70_000) } })).status).toBe(413);
-    expect((await call('GET', '/admin/apps', { token: 'wrong-token-123' })).status).toBe(401);
-    expect((await call('GET', '/api/id/3?gatePass=alice')).status).toBe(200);
-    expect((await call('GET', '/api/id/3?gatePass=alice&count=3')).status).toBe(200);
-    expect((await call('GET', '/api/id/5?gatePass=alice')).status).toBe(200);
-    expect((await call('GET', '/api/id/5?gatePass=alice')).status).toBe(410);
-    expect((await call('GET', '/api/id/3')).status).toBe(400);
-    expect((await call('GET', '/api/id/9?gatePass=alice')).status).toBe(404);
-    expect((await call('POST', '/api/id/3/lease?gatePass=alice&count=50')).status).toBe(200);
-    expect((await call('POST', '/api/id/3/lease?gatePass=alice')).status).toBe(400);
-    expect((await call('POST', '/api/id/9/lease?gatePass=alice&count=5')).status).toBe(404);
-    expect((await call('GET', '/admin/apps')).status).toBe(200);
-    expect((await call('GET', '/admin/apps/3')).status).toBe(200);
-    expect((await call('GET', '/admin/apps/9')).status).toBe(404);
-    expect((await call('PATCH', '/admin/apps/3', { body: { step: 200, description: 'changed' } })).status).toBe(200);
-    expect((await call('PATCH', '/admin/apps/3', { body: {} })).status).toBe(400);
-    expect((await call('PATCH', '/admin/apps/9', { body: { step: 5 } })).status).toBe(404);
-    expect((await call('POST', '/admin/apps/3/refill')).status).toBe(200);
-    expect((await call('POST', '/admin/apps/9/refill')).status).toBe(404);
-    expect((await call('DELETE', '/admin/apps/5')).status).toBe(200);
-    expect((await call('DELETE', '/admin/apps/5')).status).toBe(404);
-
-    // Segment IDs.
-    expect((await call('POST', '/admin/segment/tags', { body: { tag: 'contract', step: 100, maxId: '1', description: 'api' } })).status).toBe(201);
-    expect((await call('POST', '/admin/segment/tags', { body: { tag: 'contract', step: 100, description: 'api' } })).status).toBe(200);
-    expect((await call('POST', '/admin/segment/tags', { body: { tag: 'contract', step: 5 } })).status).toBe(409);
-    expect((await call('GET', '/api/segment/get/contract')).status).toBe(200);
-    expect((await call('GET', '/api/segment/get/contract?count=5')).status).toBe(200);
-    expect((await call('GET', '/api/segment/get/nope')).status).toBe(404);
-    expect((await call('POST', '/api/segment/lease/contract?count=10')).status).toBe(200);
-    expect((await call('POST', '/api/segment/lease/nope?count=10')).status).toBe(404);
-    await suite.env.sql("INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES ('zero', 0, 10, 'made by hand')");
-    expect((await call('POST', '/api/segment/lease/zero?count=1')).status).toBe(409);
-    expect((await call('GET', '/admin/segment/tags')).status).toBe(200);
-    expect((await call('GET', '/admin/segment/tags/contract')).status).toBe(200);
-    expect((await call('GET', '/admin/segment/tags/nope')).status).toBe(404);
-    expect((await call('PATCH', '/admin/segment/tags/contract', { body: { step: 50, description: null } })).status).toBe(200);
-    expect((await call('GET', '/admin/segment/cache')).status).toBe(200);
-    expect((await call('GET', '/admin/segment/db')).status).toBe(200);
-    expect((await call('DELETE', '/admin/segment/tags/contract')).status).toBe(200);
-    expect((await call('DELETE', '/admin/segment/tags/contract')).status).toBe(404);
-
-    // Snowflake IDs.
-    const one = await call('GET', '/api/snowflake/get/order');
-    expect(one.status).toBe(200);
-    expect((await call('GET', '/api/snowflake/get/order?count=3')).status).toBe(200);
-    expect((await call('GET', '/api/snowflake/get/bad%20key')).status).toBe(400);
-    expect((await call('GET', `/api/snowflake/decode/${one.body}`)).status).toBe(200);
-    expect((await call('GET', '/api/snowflake/decode/abc')).status).toBe(400);
-    expect((await call('GET', '/api/snowflake/time')).status).toBe(200);
-    expect((await call('GET', '/admin/snowflake')).status).toBe(200);
-
-    // Operations.
-    for (const url of ['/health/live', '/health/ready', '/metrics', '/dashboard', '/admin/dashboard/history']) {
-      expect({ url, status: (await call('GET', url)).status }).toEqual({ url, status: 200 });
-    }
-    expect((await call('DELETE', '/health/live')).status).toBe(404);
+    await exerciseEveryRoute(call, (sql) => suite.env.sql(sql));
   });
 
   it('answers QUEUE_NOT_REPLICATED as documented when no replica confirms a pop', async () => {
