@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up and runs shardleaf on a fresh Debian machine with Node 20 + npm:
 # npm ci, Redis and MariaDB on loopback (reused if running, else installed and started), the
-# database and its user, build, migrations, a demo app (appId 1, 64 shards), then the service.
+# database and its user, build, migrations, a demo app (appId 1, 64 shards) and Leaf's example
+# segment tag (leaf-segment-test), then the service. It is ready when /health/ready answers 200:
+# the README's examples then answer as it shows (test/integration/operations/readme-examples.spec.ts).
 # Every setting can be overridden by the environment (see README.md, "Configuration").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,14 +32,17 @@ if ! migration_log=$(npm run --silent migration:run 2>&1); then
   exit 1
 fi
 printf '%s\n' "$migration_log" | grep -E 'executed successfully|No migrations are pending' || true
-log "seeding the demo app (appId 1, 64 shards) if missing"
+log "seeding the demo app (appId 1, 64 shards) and the segment tag leaf-segment-test if missing"
 mysql_root "$db_name" -e "INSERT IGNORE INTO id_alloc (app_id, app_name, max_id, shard_id, step, description)
-  SELECT 1, 'demo', 0, seq, 1000, 'demo app' FROM seq_0_to_63"
+  SELECT 1, 'demo', 0, seq, 1000, 'demo app' FROM seq_0_to_63;
+  INSERT IGNORE INTO leaf_alloc (biz_tag, max_id, step, description)
+  VALUES ('leaf-segment-test', 1, 2000, 'Test leaf Segment Mode Get Id')"
 
 node dist/src/main.js &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null' INT TERM
-wait_for 60 "shardleaf on port ${PORT}" curl -sf "http://127.0.0.1:${PORT}/api/id/1?gatePass=alice" || { kill $pid; exit 1; }
+# Ready when /health/ready answers 200 (asking for an ID here would take alice's first one).
+wait_for 60 "shardleaf on port ${PORT}" curl -sf "http://127.0.0.1:${PORT}/health/ready" || { kill $pid; exit 1; }
 cat >&2 <<MSG
 
   shardleaf is running on http://127.0.0.1:${PORT}  (Ctrl-C stops it)

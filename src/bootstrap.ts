@@ -1,4 +1,5 @@
 import { NestFactory } from '@nestjs/core';
+import type { DestinationStream } from 'pino';
 import type { FastifyReply } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -15,9 +16,14 @@ import { setupOpenApi } from './openapi/openapi.setup';
  * Builds the Nest application on Fastify (not yet listening). Used by main.ts and by the tests,
  * so tests run exactly the production wiring. `testHooks` is for tests only (main.ts never
  * passes it): fault injection such as a delayed refill or a shifted snowflake clock.
+ * `logDestination`: where the JSON log lines go (stdout unless given; tests read them).
  */
-export async function createApp(config: AppConfig, testHooks: TestHooks = NO_TEST_HOOKS): Promise<NestFastifyApplication> {
-  const rootLogger = createRootLogger(config.log.level);
+export async function createApp(
+  config: AppConfig,
+  testHooks: TestHooks = NO_TEST_HOOKS,
+  logDestination?: DestinationStream,
+): Promise<NestFastifyApplication> {
+  const rootLogger = createRootLogger(config.log.level, logDestination);
   const adapter = new FastifyAdapter({
     ...fastifyLogOptions(config.log.level, rootLogger),
     bodyLimit: config.http.bodyLimit,
@@ -37,6 +43,9 @@ export async function createApp(config: AppConfig, testHooks: TestHooks = NO_TES
     bufferLogs: false,
     // Fastify's JSON parser, with an empty body accepted (installJsonBodyParser), instead of Nest's.
     bodyParser: false,
+    // A failed creation is thrown to the caller, which reports it in one line (start-service.ts),
+    // instead of Nest logging its stack and exiting the process itself.
+    abortOnError: false,
   });
   // Also receives Fastify's own errors (bad JSON, content type, body size): Nest routes them here.
   app.useGlobalFilters(new ErrorFilter());

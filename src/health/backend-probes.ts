@@ -2,22 +2,35 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { backendLabel, failureWords } from '../infra/backend-words';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { ZookeeperClient } from '../infra/zookeeper/zookeeper-client';
 import { withTimeout } from './with-timeout';
 
 const PROBE_TIMEOUT_MS = 2000;
 
-/** One round trip to each backend; each probe rejects when its backend does not answer in time. */
+/**
+ * One round trip to each backend; each probe rejects when its backend does not answer in time,
+ * with a message in our words naming the backend, its variable and address (backend-words.ts).
+ */
 @Injectable()
 export class BackendProbes implements OnApplicationShutdown {
   private zk: ZookeeperClient | null = null;
+  /** The Redis client's last connection error, for "not connected (last error: …)". */
+  private lastRedisError: unknown = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly dataSource: DataSource,
-  ) {}
+  ) {
+    redis.on('error', (err: unknown) => {
+      this.lastRedisError = err;
+    });
+    redis.on('ready', () => {
+      this.lastRedisError = null;
+    });
+  }
 
   /** ZooKeeper is a dependency only in the zk_normal and zk_recycle snowflake modes. */
   get usesZookeeper(): boolean {
@@ -25,13 +38,24 @@ export class BackendProbes implements OnApplicationShutdown {
   }
 
   async mysql(): Promise<void> {
-    await withTimeout(this.dataSource.query('SELECT 1'), PROBE_TIMEOUT_MS, 'MySQL');
+    try {
+      await withTimeout(this.dataSource.query('SELECT 1'), PROBE_TIMEOUT_MS, 'MySQL');
+    } catch (err) {
+      throw new Error(`${backendLabel('mysql', this.config)} ${failureWords(err)}`, { cause: err });
+    }
   }
 
   async redisPing(): Promise<void> {
-    const reply: string = await withTimeout(this.redis.ping(), PROBE_TIMEOUT_MS, 'Redis');
+    let reply: string;
+    try {
+      reply = await withTimeout(this.redis.ping(), PROBE_TIMEOUT_MS, 'Redis');
+    } catch (err) {
+      const words = failureWords(err);
+      const last = this.lastRedisError === null ? '' : ` (last connection error: it ${failureWords(this.lastRedisError)})`;
+      throw new Error(`${backendLabel('redis', this.config)} ${words}${words === 'is not connected' ? last : ''}`, { cause: err });
+    }
     if (reply !== 'PONG') {
-      throw new Error(`Redis answered '${reply}' to PING`);
+      throw new Error(`${backendLabel('redis', this.config)} answered '${reply}' to PING`);
     }
   }
 

@@ -26,6 +26,18 @@ export function createRootLogger(level: Level, destination?: pino.DestinationStr
 }
 
 /**
+ * Nest's own start-up chatter (one line per module and per route, "Starting Nest application…"):
+ * written at debug, so the default level shows only what the service itself says at start.
+ */
+const NEST_START_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
+/**
+ * Where Nest reports an error thrown while the application is created. The entry point reports the
+ * failed start itself, in one line (start-service.ts), so this copy, with its stack, goes to debug.
+ */
+const START_FAILURE_CONTEXT = 'ExceptionHandler';
+
+/**
  * Nest's LoggerService over pino. A message may be an object (e.g. `{msg, reqId}`): its fields
  * become JSON fields. The last string argument is Nest's context (the class name).
  */
@@ -33,10 +45,10 @@ export class PinoNestLogger implements LoggerService {
   constructor(private readonly root: PinoLogger) {}
 
   log(message: unknown, ...rest: unknown[]): void {
-    this.write('info', message, rest);
+    this.write(NEST_START_CONTEXTS.has(contextOf(rest) ?? '') ? 'debug' : 'info', message, rest);
   }
   error(message: unknown, ...rest: unknown[]): void {
-    this.write('error', message, rest);
+    this.write(contextOf(rest) === START_FAILURE_CONTEXT ? 'debug' : 'error', message, rest);
   }
   warn(message: unknown, ...rest: unknown[]): void {
     this.write('warn', message, rest);
@@ -55,7 +67,7 @@ export class PinoNestLogger implements LoggerService {
     if (!this.root.isLevelEnabled(level)) {
       return;
     }
-    const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
+    const context = contextOf(rest);
     const stack = level === 'error' && typeof rest[0] === 'string' && rest.length > 1 ? rest[0] : undefined;
     const fields: Record<string, unknown> = { context };
     if (stack !== undefined) {
@@ -70,6 +82,12 @@ export class PinoNestLogger implements LoggerService {
       this.root[level](fields, String(message));
     }
   }
+}
+
+/** Nest's context: the last string argument of a log call. */
+function contextOf(rest: unknown[]): string | undefined {
+  const last = rest[rest.length - 1];
+  return typeof last === 'string' ? last : undefined;
 }
 
 /**

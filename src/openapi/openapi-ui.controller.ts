@@ -15,6 +15,7 @@ const cache = new Map<string, Buffer>();
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>shardleaf API</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>

@@ -1,14 +1,31 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, OperationObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { errorSpec } from '../common/error-catalog';
 import { ErrorKind } from '../common/id-gen.error';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MAX_STEP } from '../segment/core/step-policy';
 import { ROUTE_ERRORS } from './route-errors';
+import { RouteDoc, routeDocs } from './route-docs';
+import { ERROR, ID_BATCH, ref } from './schemas/common';
+import { OPERATIONS_SCHEMAS } from './schemas/operations';
+import { QUEUE_SCHEMAS, queueBodySchemas } from './schemas/queue';
+import { SEGMENT_SCHEMAS, segmentBodySchemas } from './schemas/segment';
 
-const ALWAYS = [ErrorKind.MethodNotAllowed, ErrorKind.Internal];
+/**
+ * What any route may answer besides its own errors: another method on its path, a bug, and the
+ * shutdown gate's 503 for a request that arrives while the instance stops.
+ */
+const ALWAYS = [ErrorKind.MethodNotAllowed, ErrorKind.Internal, ErrorKind.ShuttingDown];
+const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const;
 
-/** Builds the document from the controllers and adds every route's error responses. */
+/**
+ * Builds the document from the controllers, then gives every route its parameters with their
+ * ranges, its body, its success responses (route-docs.ts) and its errors (route-errors.ts).
+ */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const config = app.get<AppConfig>(APP_CONFIG);
+  const builder = new DocumentBuilder()
     .setTitle('shardleaf')
     .setDescription(
       'Distributed 64-bit IDs: queue IDs, Leaf segment and Leaf snowflake. IDs are decimal strings. ' +
@@ -18,44 +35,78 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, only when it is set' }, 'metrics')
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, builder);
   document.components = {
     ...document.components,
     schemas: {
       ...document.components?.schemas,
-      Error: {
-        type: 'object',
-        required: ['code', 'error', 'message'],
-        properties: {
-          code: { type: 'integer', description: 'numeric error code (seed/Leaf codes where they exist)' },
-          error: { type: 'string', enum: Object.values(ErrorKind) },
-          message: { type: 'string' },
-        },
-      },
+      Error: ERROR,
+      IdBatch: ID_BATCH,
+      ...QUEUE_SCHEMAS,
+      ...queueBodySchemas(config.queue.maxStep),
+      ...SEGMENT_SCHEMAS,
+      ...segmentBodySchemas(config.segment.keyMaxLength, Math.max(MAX_STEP, config.segment.maxStep)),
+      ...OPERATIONS_SCHEMAS,
     },
   };
+  const docs = routeDocs(config);
   for (const [path, item] of Object.entries(document.paths)) {
-    for (const method of ['get', 'post', 'patch', 'delete', 'put'] as const) {
+    for (const method of METHODS) {
       const operation = item[method];
       if (!operation) {
         continue;
       }
-      const kinds = [...(ROUTE_ERRORS[`${method.toUpperCase()} ${path}`] ?? []), ...ALWAYS];
+      const key = `${method.toUpperCase()} ${path}`;
+      const doc = docs[key];
+      if (doc !== undefined) {
+        describe(operation, doc);
+      }
       if (path.startsWith('/admin/')) {
         operation.security = [{ admin: [] }];
       } else if (path === '/metrics') {
         // Open unless METRICS_TOKEN is set.
         operation.security = [{}, { metrics: [] }];
       }
-      for (const [status, names] of byStatus(kinds)) {
-        operation.responses[status] = {
-          description: names.join(', '),
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-        };
+      for (const [status, names] of byStatus([...(ROUTE_ERRORS[key] ?? []), ...ALWAYS])) {
+        addError(operation, status, names);
       }
     }
   }
   return document;
+}
+
+/** Parameters, body and success responses of `doc` on the operation (Nest's own guesses replaced). */
+function describe(operation: OperationObject, doc: RouteDoc): void {
+  operation.summary ??= doc.summary;
+  if (doc.description !== undefined) {
+    operation.description ??= doc.description;
+  }
+  operation.parameters = [
+    ...(doc.path ?? []).map((p) => ({ name: p.name, in: 'path' as const, required: true, description: p.description, schema: p.schema })),
+    ...(doc.query ?? []).map((p) => ({ name: p.name, in: 'query' as const, required: p.required === true, description: p.description, schema: p.schema })),
+  ];
+  if (doc.body !== undefined) {
+    operation.requestBody = { required: true, content: { 'application/json': { schema: ref(doc.body) } } };
+  }
+  operation.responses = {};
+  for (const [status, content] of Object.entries(doc.ok)) {
+    operation.responses[status] = {
+      description: Number(status) < 300 ? 'success' : 'see the body',
+      content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])),
+    };
+  }
+}
+
+/** An error status: the Error schema, beside a success body the route already answers with it (readiness' 503). */
+function addError(operation: OperationObject, status: string, names: string[]): void {
+  const existing = operation.responses[status] as { description: string; content?: Record<string, { schema: SchemaObject }> } | undefined;
+  const own = existing?.content?.['application/json']?.schema;
+  if (existing === undefined || own === undefined) {
+    operation.responses[status] = { description: names.join(', '), content: { 'application/json': { schema: ref('Error') } } };
+    return;
+  }
+  existing.description = `${existing.description}; or an error: ${names.join(', ')}`;
+  existing.content = { ...existing.content, 'application/json': { schema: { oneOf: [own, ref('Error')] } } };
 }
 
 function byStatus(kinds: ErrorKind[]): Map<string, string[]> {

@@ -5,7 +5,8 @@ const BODY = [ErrorKind.BadInput, ErrorKind.PayloadTooLarge, ErrorKind.Unsupport
 
 /**
  * The error kinds each route can answer, keyed `METHOD /path/{param}` as in the OpenAPI
- * document. Every route may also answer METHOD_NOT_ALLOWED and INTERNAL (added for all).
+ * document. Every route may also answer METHOD_NOT_ALLOWED, INTERNAL and SHUTTING_DOWN (added for
+ * all in openapi.setup.ts: the shutdown gate answers any request that arrives while stopping).
  */
 export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
   'GET /api/id/{appId}': [
@@ -16,6 +17,8 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
     ErrorKind.QueueEmpty,
     ErrorKind.QueueExhausted,
     ErrorKind.QueueMarkerInvalid,
+    // REDIS_WAIT_REPLICAS: the pop was not confirmed by enough replicas.
+    ErrorKind.QueueNotReplicated,
     ErrorKind.BackendUnavailable,
   ],
   'POST /api/id/{appId}/lease': [
@@ -30,6 +33,8 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
     ErrorKind.BadInput,
     ErrorKind.SegmentDisabled,
     ErrorKind.SegmentKeyNotFound,
+    // A row whose max_id is below 1 (made by hand in SQL).
+    ErrorKind.Conflict,
     ErrorKind.BackendUnavailable,
   ],
   'GET /api/segment/get/{key}': [

@@ -1,5 +1,5 @@
 import { Clock, systemClock } from './clock';
-import { ShardleafClosedError, ShardleafError } from './errors';
+import { ShardleafArgumentError, ShardleafClosedError, ShardleafError } from './errors';
 import { IdBuffer, IdBufferView, Lease } from './id-buffer';
 import { QUEUE_SHARD_COUNT, shardOf } from './java-hash';
 import { FetchLike, ServerView, Transport } from './transport';
@@ -88,7 +88,7 @@ export class ShardleafClient {
   private readonly leaseTtlMs: number | undefined;
   private closed = false;
 
-  /** Throws a RangeError naming the option when one is out of range. */
+  /** Throws a ShardleafArgumentError (a RangeError) naming the option when one is out of range. */
   constructor(options: ShardleafClientOptions) {
     const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
     this.clock = options.clock ?? systemClock;
@@ -105,18 +105,18 @@ export class ShardleafClient {
     this.prefetchAt = options.prefetchAt ?? 0.8;
     // 1: the next lease is fetched when the last ID of the current one is taken.
     if (!(typeof this.prefetchAt === 'number' && this.prefetchAt > 0 && this.prefetchAt <= 1)) {
-      throw new RangeError(`prefetchAt must be a number in (0, 1], got ${options.prefetchAt}`);
+      throw new ShardleafArgumentError('prefetchAt', `prefetchAt must be a number in (0, 1], got ${options.prefetchAt}`);
     }
     this.minLease = leaseSize('minLease', options.minLease ?? 100);
     this.maxLease = leaseSize('maxLease', options.maxLease ?? 1_000_000);
     if (this.minLease > this.maxLease) {
-      throw new RangeError(`minLease (${this.minLease}) must not be above maxLease (${this.maxLease})`);
+      throw new ShardleafArgumentError('minLease', `minLease (${this.minLease}) must not be above maxLease (${this.maxLease})`);
     }
     this.initialLease = leaseSize('initialLease', options.initialLease ?? 1000);
     this.targetLeaseMs = positive('targetLeaseMs', options.targetLeaseMs ?? 60_000);
     this.snowflakeBatch = positive('snowflakeBatch', options.snowflakeBatch ?? MAX_SNOWFLAKE_BATCH);
     if (!Number.isInteger(this.snowflakeBatch) || this.snowflakeBatch > MAX_SNOWFLAKE_BATCH) {
-      throw new RangeError(`snowflakeBatch must be an integer 1..${MAX_SNOWFLAKE_BATCH}, got ${options.snowflakeBatch}`);
+      throw new ShardleafArgumentError('snowflakeBatch', `snowflakeBatch must be an integer 1..${MAX_SNOWFLAKE_BATCH}, got ${options.snowflakeBatch}`);
     }
     this.leaseTtlMs = options.leaseTtlMs === undefined ? undefined : positive('leaseTtlMs', options.leaseTtlMs);
     this.retryDelayMs = backoffBaseMs;
@@ -138,10 +138,21 @@ export class ShardleafClient {
   /**
    * The next queue ID when one is buffered, without awaiting; else undefined (and a fetch starts,
    * unless the last one failed less than backoffBaseMs ago). Synchronous, so it THROWS (never
-   * rejects): a TypeError/RangeError on bad input, ShardleafClosedError after close().
+   * rejects): a ShardleafArgumentError on bad input, ShardleafClosedError after close(), and
+   * once per failed fetch the server's refusal of it (a ShardleafError: 404 for an unknown app,
+   * 410 for an exhausted shard…), so a caller that polls learns why it gets nothing.
    */
   tryQueueId(appId: number, gatePass: string): bigint | undefined {
-    return this.queueBuffer(appId, gatePass).tryTakeOne();
+    return this.queueBuffer(appId, gatePass).pollOne();
+  }
+
+  /**
+   * Why the buffer of (appId, shard of gatePass) has nothing: the error of its last fetch when that
+   * fetch failed and none succeeded since (a ShardleafError, or a ShardleafUnavailableError while
+   * no server answers); undefined otherwise. Starts nothing.
+   */
+  lastQueueFailure(appId: number, gatePass: string): Error | undefined {
+    return this.queueBuffer(appId, gatePass).lastFailure() ?? undefined;
   }
 
   queueIdBatch(appId: number, gatePass: string, n: number): Promise<bigint[]> {
@@ -170,9 +181,14 @@ export class ShardleafClient {
     }
   }
 
-  /** Like tryQueueId: synchronous, throws on bad input and after close(). */
+  /** Like tryQueueId: synchronous, throws on bad input, after close() and once per refused fetch. */
   trySegmentId(tag: string): bigint | undefined {
-    return this.segmentBuffer(tag).tryTakeOne();
+    return this.segmentBuffer(tag).pollOne();
+  }
+
+  /** Like lastQueueFailure, for the tag's buffer. */
+  lastSegmentFailure(tag: string): Error | undefined {
+    return this.segmentBuffer(tag).lastFailure() ?? undefined;
   }
 
   segmentIdBatch(tag: string, n: number): Promise<bigint[]> {
@@ -260,10 +276,10 @@ export class ShardleafClient {
     }
     // Checked before the key is computed: 0.5 * 64 + shard would be another app's key.
     if (!Number.isInteger(appId) || appId < 0 || appId > MAX_APP_ID) {
-      throw new RangeError(`appId must be an integer 0..${MAX_APP_ID}, got ${appId}`);
+      throw new ShardleafArgumentError('appId', `appId must be an integer 0..${MAX_APP_ID}, got ${appId}`);
     }
     if (typeof gatePass !== 'string' || gatePass.length === 0) {
-      throw new TypeError('gatePass must be a non-empty string');
+      throw new ShardleafArgumentError('gatePass', 'gatePass must be a non-empty string');
     }
     const shard = shardOf(gatePass);
     const key = appId * QUEUE_SHARD_COUNT + shard;
@@ -304,7 +320,7 @@ export class ShardleafClient {
       throw new ShardleafClosedError();
     }
     if (typeof tag !== 'string' || tag.length === 0) {
-      throw new TypeError('tag must be a non-empty string');
+      throw new ShardleafArgumentError('tag', 'tag must be a non-empty string');
     }
     const buffer = this.segmentBuffers.get(tag);
     if (buffer !== undefined) {
@@ -323,7 +339,7 @@ export class ShardleafClient {
       throw new ShardleafClosedError();
     }
     if (typeof key !== 'string' || key.length === 0) {
-      throw new TypeError('key must be a non-empty string');
+      throw new ShardleafArgumentError('key', 'key must be a non-empty string');
     }
     const buffer = this.snowflakeBuffers.get(key);
     if (buffer !== undefined) {
@@ -389,7 +405,7 @@ function takeOne(buffer: IdBuffer): Promise<bigint> {
 
 function count(n: number): number {
   if (!Number.isSafeInteger(n) || n < 1) {
-    throw new RangeError(`n must be a positive integer, got ${n}`);
+    throw new ShardleafArgumentError('n', `n must be a positive integer, got ${n}`);
   }
   return n;
 }
@@ -397,14 +413,14 @@ function count(n: number): number {
 /** A lease size option: an integer 1..MAX_LEASE_COUNT (a bigger lease would be refused with 400 forever). */
 function leaseSize(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1 || value > MAX_LEASE_COUNT) {
-    throw new RangeError(`${name} must be an integer 1..${MAX_LEASE_COUNT} (the server's largest lease), got ${value}`);
+    throw new ShardleafArgumentError(name, `${name} must be an integer 1..${MAX_LEASE_COUNT} (the server's largest lease), got ${value}`);
   }
   return value;
 }
 
 function positive(name: string, value: number): number {
   if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
-    throw new RangeError(`${name} must be a positive number, got ${value}`);
+    throw new ShardleafArgumentError(name, `${name} must be a positive number, got ${value}`);
   }
   return value;
 }

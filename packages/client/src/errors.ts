@@ -47,3 +47,19 @@ export class ShardleafClosedError extends Error {
     this.name = 'ShardleafClosedError';
   }
 }
+
+/**
+ * A bad argument or option, caught before anything is sent: an `appId` outside 0..255, an empty
+ * `gatePass`, tag or key, a count that is not a positive integer, an option out of range. The
+ * message names the argument; `argument` holds its name. A RangeError, so code that caught
+ * RangeError before keeps working.
+ */
+export class ShardleafArgumentError extends RangeError {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ShardleafArgumentError';
+  }
+}

@@ -1,5 +1,5 @@
 import { Clock } from './clock';
-import { ShardleafClosedError } from './errors';
+import { ShardleafClosedError, ShardleafError } from './errors';
 
 /**
  * What one fetch brings: a run of IDs `first, first + stride, …` (`count` of them) — a queue or
@@ -147,6 +147,8 @@ export class IdBuffer {
   private next: Segment | null = null;
   private fetching: Promise<void> | null = null;
   private lastError: Error | null = null;
+  /** The last error pollOne threw: each refused fetch is thrown once. */
+  private polledError: Error | null = null;
   private size: number;
   private lastFetchAt = Number.NaN;
   private fetches = 0;
@@ -203,6 +205,26 @@ export class IdBuffer {
       this.prefetch();
     }
     return id;
+  }
+
+  /**
+   * tryTakeOne for a caller that polls (the client's try* methods): when nothing is buffered and
+   * the last fetch was refused by the server (a ShardleafError: unknown app or tag, exhausted
+   * shard, bad input), that error is thrown, once per failed fetch; otherwise undefined.
+   */
+  pollOne(): bigint | undefined {
+    const id = this.tryTakeOne();
+    const failure = this.lastError;
+    if (id === undefined && failure instanceof ShardleafError && failure !== this.polledError) {
+      this.polledError = failure;
+      throw failure;
+    }
+    return id;
+  }
+
+  /** The error of the last fetch when it failed and no fetch succeeded since; else null. */
+  lastFailure(): Error | null {
+    return this.lastError;
   }
 
   /** One ID, awaiting a fetch if both leases are used up. */

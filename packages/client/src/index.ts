@@ -1,6 +1,6 @@
 export { ShardleafClient } from './client';
 export type { BufferView, ShardleafClientOptions } from './client';
-export { ShardleafClosedError, ShardleafError, ShardleafUnavailableError } from './errors';
+export { ShardleafArgumentError, ShardleafClosedError, ShardleafError, ShardleafUnavailableError } from './errors';
 export type { ShardleafErrorBody } from './errors';
 export type { Clock } from './clock';
 export type { FetchLike, ResponseLike, ServerView } from './transport';

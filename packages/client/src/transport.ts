@@ -1,5 +1,5 @@
 import { Clock } from './clock';
-import { ShardleafClosedError, ShardleafError, ShardleafErrorBody, ShardleafUnavailableError } from './errors';
+import { ShardleafArgumentError, ShardleafClosedError, ShardleafError, ShardleafErrorBody, ShardleafUnavailableError } from './errors';
 
 /** The part of the WHATWG `Response` the client reads. */
 export interface ResponseLike {
@@ -54,7 +54,7 @@ export class Transport {
 
   constructor(private readonly options: TransportOptions) {
     if (options.servers.length === 0) {
-      throw new RangeError('give at least one server URL');
+      throw new ShardleafArgumentError('servers', 'give at least one server URL');
     }
     this.states = options.servers.map((url) => ({ url: url.replace(/\/+$/, ''), failures: 0, downUntil: 0 }));
   }

@@ -1,5 +1,5 @@
 import { ShardleafClient, ShardleafClientOptions } from '../src/client';
-import { ShardleafClosedError, ShardleafError, ShardleafUnavailableError } from '../src/errors';
+import { ShardleafArgumentError, ShardleafClosedError, ShardleafError, ShardleafUnavailableError } from '../src/errors';
 import { shardOf } from '../src/java-hash';
 import { Transport } from '../src/transport';
 import { FakeClock, FakeServers, flush } from './fakes';
@@ -244,18 +244,18 @@ describe('ShardleafClient against a fake server', () => {
     const servers = new FakeServers();
     const c = client(servers, new FakeClock());
     const calls: Array<[string, () => Promise<unknown>, unknown]> = [
-      ['queueId appId 256', () => c.queueId(256, 'a'), RangeError],
-      ['queueId appId -1', () => c.queueId(-1, 'a'), RangeError],
-      ['queueId appId 1.5', () => c.queueId(1.5, 'a'), RangeError],
-      ['queueId gatePass ""', () => c.queueId(1, ''), TypeError],
-      ['queueIdBatch n 0', () => c.queueIdBatch(1, 'a', 0), RangeError],
-      ['queueIdBatch appId NaN', () => c.queueIdBatch(Number.NaN, 'a', 1), RangeError],
-      ['queueIdString gatePass ""', () => c.queueIdString(1, ''), TypeError],
-      ['segmentId tag ""', () => c.segmentId(''), TypeError],
-      ['segmentIdBatch n 0', () => c.segmentIdBatch('orders', 0), RangeError],
-      ['segmentIdBatch n 1.5', () => c.segmentIdBatch('orders', 1.5), RangeError],
-      ['snowflakeId key ""', () => c.snowflakeId(''), TypeError],
-      ['snowflakeIdBatch n -1', () => c.snowflakeIdBatch('default', -1), RangeError],
+      ['queueId appId 256', () => c.queueId(256, 'a'), ShardleafArgumentError],
+      ['queueId appId -1', () => c.queueId(-1, 'a'), ShardleafArgumentError],
+      ['queueId appId 1.5', () => c.queueId(1.5, 'a'), ShardleafArgumentError],
+      ['queueId gatePass ""', () => c.queueId(1, ''), ShardleafArgumentError],
+      ['queueIdBatch n 0', () => c.queueIdBatch(1, 'a', 0), ShardleafArgumentError],
+      ['queueIdBatch appId NaN', () => c.queueIdBatch(Number.NaN, 'a', 1), ShardleafArgumentError],
+      ['queueIdString gatePass ""', () => c.queueIdString(1, ''), ShardleafArgumentError],
+      ['segmentId tag ""', () => c.segmentId(''), ShardleafArgumentError],
+      ['segmentIdBatch n 0', () => c.segmentIdBatch('orders', 0), ShardleafArgumentError],
+      ['segmentIdBatch n 1.5', () => c.segmentIdBatch('orders', 1.5), ShardleafArgumentError],
+      ['snowflakeId key ""', () => c.snowflakeId(''), ShardleafArgumentError],
+      ['snowflakeIdBatch n -1', () => c.snowflakeIdBatch('default', -1), ShardleafArgumentError],
     ];
     for (const [name, call, type] of calls) {
       let promise: Promise<unknown> | undefined;
@@ -268,9 +268,49 @@ describe('ShardleafClient against a fake server', () => {
       expect({ name, thrown }).toEqual({ name, thrown: undefined });
       await expect(promise).rejects.toBeInstanceOf(type as new () => Error);
     }
-    expect(() => c.tryQueueId(256, 'a')).toThrow(RangeError);
-    expect(() => c.trySegmentId('')).toThrow(TypeError);
+    expect(() => c.tryQueueId(256, 'a')).toThrow(ShardleafArgumentError);
+    expect(() => c.trySegmentId('')).toThrow(ShardleafArgumentError);
+    // The documented type, naming the argument; still a RangeError for code that caught those.
+    const err = await c.queueId(999, 'a').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ShardleafArgumentError);
+    expect(err).toBeInstanceOf(RangeError);
+    expect(err).toMatchObject({ name: 'ShardleafArgumentError', argument: 'appId', message: 'appId must be an integer 0..255, got 999' });
+    expect(() => new ShardleafClient({ servers: A, prefetchAt: 2 })).toThrow(ShardleafArgumentError);
     expect(servers.calls).toHaveLength(0);
+    await c.close();
+  });
+
+  it('try* for an unknown app or tag surfaces the 404: thrown once per refused fetch, and through lastQueueFailure / lastSegmentFailure', async () => {
+    const servers = new FakeServers();
+    const clock = new FakeClock();
+    const c = client(servers, clock, { servers: A });
+    // The first call starts the lease fetch and has nothing yet.
+    expect(c.tryQueueId(7, 'alice')).toBeUndefined();
+    await flush();
+    const failure = c.lastQueueFailure(7, 'alice');
+    expect(failure).toBeInstanceOf(ShardleafError);
+    expect(failure).toMatchObject({ status: 404, error: 'QUEUE_APP_NOT_FOUND', code: -2 });
+    // The next call throws that 404, once; then undefined again until another fetch is refused.
+    expect(() => c.tryQueueId(7, 'alice')).toThrow(failure);
+    expect(c.tryQueueId(7, 'alice')).toBeUndefined();
+    clock.advance(100);
+    expect(c.tryQueueId(7, 'alice')).toBeUndefined();
+    await flush();
+    const again = c.lastQueueFailure(7, 'alice');
+    expect(again).not.toBe(failure);
+    expect(() => c.tryQueueId(7, 'alice')).toThrow(ShardleafError);
+    expect(servers.calls.filter((call) => call.path === '/api/id/7/lease')).toHaveLength(2);
+
+    expect(c.trySegmentId('nope')).toBeUndefined();
+    await flush();
+    expect(c.lastSegmentFailure('nope')).toMatchObject({ status: 404, error: 'SEGMENT_KEY_NOT_FOUND' });
+    expect(() => c.trySegmentId('nope')).toThrow(ShardleafError);
+    expect(c.trySegmentId('nope')).toBeUndefined();
+    // A known app: nothing failed, nothing thrown.
+    expect(c.tryQueueId(1, 'alice')).toBeUndefined();
+    await flush();
+    expect(c.lastQueueFailure(1, 'alice')).toBeUndefined();
+    expect(typeof c.tryQueueId(1, 'alice')).toBe('bigint');
     await c.close();
   });
 
@@ -331,7 +371,9 @@ describe('ShardleafClient against a fake server', () => {
     const held = await c.queueIdBatch(1, 'alice', 7);
     expect(held.map((id) => id >> 14n)).toEqual([2n, 3n, 4n, 5n, 6n, 7n, 8n]);
     await flush();
-    // The prefetch got 410: indexes 9 and 10 are never handed out.
+    // The prefetch got 410: indexes 9 and 10 are never handed out; try* says why, once.
+    expect(() => c.tryQueueId(1, 'alice')).toThrow(ShardleafError);
+    expect(c.lastQueueFailure(1, 'alice')).toMatchObject({ status: 410, error: 'QUEUE_EXHAUSTED' });
     expect(c.tryQueueId(1, 'alice')).toBeUndefined();
     await expect(c.queueId(1, 'alice')).rejects.toMatchObject({ status: 410, error: 'QUEUE_EXHAUSTED' });
     // Raised again: leases resume above every index leased before.

@@ -12,14 +12,14 @@ const ROOT = join(__dirname, '..', '..', '..');
  * node_modules/.cache, so `require` still finds the project's node_modules; one per checkout
  * (worktrees may share one node_modules).
  */
-const OUT_DIR = join(
+export const BUILD_DIR = join(
   ROOT,
   'node_modules',
   '.cache',
   `shardleaf-chaos-${createHash('sha1').update(ROOT).digest('hex').slice(0, 8)}`,
 );
 /** The suite's entry point: src/main.ts plus the test hooks from the environment (service-main.ts). */
-const MAIN = join(OUT_DIR, 'test', 'chaos', 'support', 'service-main.js');
+const MAIN = join(BUILD_DIR, 'test', 'chaos', 'support', 'service-main.js');
 const TSCONFIG = join('test', 'chaos', 'support', 'tsconfig.service.json');
 
 function newestMtime(dir: string): number {
@@ -36,7 +36,7 @@ function newestMtime(dir: string): number {
  * incremental) into the private build dir when a source file is newer than the last build.
  */
 export function ensureBuilt(): void {
-  const info = join(OUT_DIR, 'tsbuildinfo');
+  const info = join(BUILD_DIR, 'tsbuildinfo');
   const built = existsSync(MAIN) && existsSync(info) ? statSync(info).mtimeMs : 0;
   // packages/client/src: the server compiles the client's java-hash.ts from source.
   const sources = ['src', 'migrations', join('packages', 'client', 'src'), join('test', 'chaos', 'support')].map((dir) =>
@@ -48,7 +48,7 @@ export function ensureBuilt(): void {
   try {
     execFileSync(
       join(ROOT, 'node_modules', '.bin', 'tsc'),
-      ['-p', TSCONFIG, '--outDir', OUT_DIR, '--incremental', '--tsBuildInfoFile', join(OUT_DIR, 'tsbuildinfo')],
+      ['-p', TSCONFIG, '--outDir', BUILD_DIR, '--incremental', '--tsBuildInfoFile', join(BUILD_DIR, 'tsbuildinfo')],
       { cwd: ROOT, stdio: 'pipe' },
     );
   } catch (err) {

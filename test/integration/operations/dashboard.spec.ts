@@ -64,6 +64,7 @@ describe('admin dashboard in headless Chromium', () => {
   let page: Page;
   let profileDir: string;
   let base: string;
+  const consoleProblems: string[] = [];
 
   beforeAll(async () => {
     // Charts sample every 250 ms (state read each time); the forecast needs 1/12 of its 60 s window.
@@ -96,10 +97,26 @@ describe('admin dashboard in headless Chromium', () => {
     });
     suite.defer(() => browser.close());
     page = browser.pages()[0] ?? (await browser.newPage());
+    // Until the wrong-token test: a clean console, and no request the server refused.
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' || msg.type() === 'warning') {
+        consoleProblems.push(`${msg.type()}: ${msg.text()} ${msg.location().url}`);
+      }
+    });
+    page.on('response', (res) => {
+      if (res.status() >= 400) {
+        consoleProblems.push(`HTTP ${res.status()} ${res.url()}`);
+      }
+    });
+    page.on('requestfailed', (req) => consoleProblems.push(`failed ${req.url()}`));
   });
 
   it('logs in, creates an app, shows its 64 shards, refills and shows the new depth', async () => {
-    await page.goto(`${base}/dashboard`);
+    const response = await page.goto(`${base}/dashboard`);
+    // A browser with a window asks for /favicon.ico unless the page names an icon (a 404 in its
+    // console): the page's icon is an empty data: URL, which its content security policy allows.
+    expect(await page.getAttribute('link[rel=icon]', 'href')).toBe('data:,');
+    expect(response?.headers()['content-security-policy']).toContain('img-src data:');
     await page.fill('#token', ADMIN_TOKEN);
     await page.click('#login button[type=submit]');
     await page.waitForSelector('#main:not(.hidden)');
@@ -129,6 +146,11 @@ describe('admin dashboard in headless Chromium', () => {
     // This instance's refill size of the shard (the step: no refill has grown it).
     expect(await page.textContent('#shards tr[data-shard="7"] td:nth-child(5)')).toBe('300');
     expect(await page.textContent('#message')).toBe('');
+    // No limit: said in words, and the index range left in a readable magnitude (exact in the title).
+    expect(await page.textContent('#apps tr[data-app-id="42"] td:nth-child(4)')).toBe('unlimited');
+    expect(await page.textContent('#apps tr[data-app-id="42"] td:nth-child(6)')).toMatch(/^unlimited: 36\.0\d quadrillion$/);
+    expect(await page.getAttribute('#apps tr[data-app-id="42"] td:nth-child(6)', 'title')).toMatch(/^36,028,79\d,\d{3},\d{3},\d{3}$/);
+    expect(await page.textContent('#shards tr[data-shard="7"] td:nth-child(7)')).toMatch(/^562\.9\d trillion$/);
   });
 
   it('draws live charts of real traffic and forecasts when an app runs out', async () => {
@@ -208,6 +230,8 @@ describe('admin dashboard in headless Chromium', () => {
     expect(trafficError).toBeNull();
     expect(served).toBeGreaterThan(400);
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
+    // The page itself (the favicon included) asked for nothing that failed.
+    expect(consoleProblems).toEqual([]);
   });
 
   it('refuses a wrong token and returns to the login form', async () => {

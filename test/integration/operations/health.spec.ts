@@ -36,6 +36,10 @@ describe('health: liveness and readiness', () => {
     const down = await readinessUntil(app, 503);
     expect(down.status).toBe('error');
     expect(down.error?.redis?.status).toBe('down');
+    // In our words: the backend, its variable and its address, and what is wrong.
+    expect(down.error?.redis?.message).toMatch(
+      new RegExp(`^Redis at REDIS_URL \\(127\\.0\\.0\\.1:${new URL(redis.url).port}/0\\) (is not connected|refused the connection|closed the connection)`),
+    );
     expect(down.error?.mysql).toBeUndefined();
     // Liveness does not depend on the backends.
     expect((await request(app, 'GET', '/health/live', { token: null })).status).toBe(200);
@@ -47,6 +51,7 @@ describe('health: liveness and readiness', () => {
     mysqlProxy.cut();
     const down = await readinessUntil(app, 503);
     expect(down.error?.mysql?.status).toBe('down');
+    expect(down.error?.mysql?.message).toMatch(new RegExp(`^MySQL at DATABASE_URL \\(127\\.0\\.0\\.1:${mysqlProxy.port}/`));
     expect(down.error?.redis).toBeUndefined();
     mysqlProxy.restore();
     expect((await readinessUntil(app, 200)).status).toBe('ok');

@@ -1,0 +1,64 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
+import { createApp } from './bootstrap';
+import { NO_TEST_HOOKS, TestHooks } from './common/test-hooks';
+import { AppConfig } from './config/app-config';
+import { BackendStartError, checkBackendsAtStart } from './infra/backend-start-check';
+import { backendAddress } from './infra/backend-words';
+import { createRootLogger } from './logging/pino-logger';
+import { SnowflakeStatus } from './snowflake/snowflake-status';
+
+export interface StartOptions {
+  /** Fault injection of the fault suite's service processes; never set by main.ts. */
+  testHooks?: TestHooks;
+  /** Where the JSON log lines go; stdout unless given. */
+  logDestination?: DestinationStream;
+}
+
+/**
+ * The service's start, as main.ts runs it: MySQL and Redis checked once (a backend that does not
+ * answer refuses the start with one line naming it, its variable and its address), the app built,
+ * listening, then one line saying what listens where, in which modes, against which backends.
+ * Any other failure is one line too ("shardleaf did not start: …"); Nest's own copy with the stack
+ * is written at debug. Throws after logging; the caller exits.
+ */
+export async function startService(config: AppConfig, options: StartOptions = {}): Promise<NestFastifyApplication> {
+  const logger = createRootLogger(config.log.level, options.logDestination).child({ context: 'shardleaf' });
+  let app: NestFastifyApplication | undefined;
+  try {
+    await checkBackendsAtStart(config);
+    app = await createApp(config, options.testHooks ?? NO_TEST_HOOKS, options.logDestination);
+    await app.listen(config.http.port, config.http.host);
+    logger.info(startedLine(config, app));
+    return app;
+  } catch (err) {
+    if (err instanceof BackendStartError) {
+      err.lines.forEach((line) => logger.error(line));
+    } else {
+      logger.error(`shardleaf did not start: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await app?.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** `listening on http://0.0.0.0:8080: queue IDs (refill ahead), segment on, snowflake mysql (worker 3); MySQL …, Redis …; admin API on`. */
+export function startedLine(config: AppConfig, app: NestFastifyApplication): string {
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.http.port;
+  const queue = `queue IDs (refill ${config.queue.refillAhead ? 'ahead' : 'by sweep and on demand'}${
+    config.queue.waitReplicas > 0 ? `, WAIT for ${config.queue.waitReplicas} replica(s)` : ''
+  })`;
+  const segment = `segment ${config.segment.enabled ? 'on' : 'off'}`;
+  let snowflake = 'snowflake off';
+  if (config.snowflake.mode !== 'off') {
+    const workerId = app.get(SnowflakeStatus).workerId;
+    snowflake = `snowflake ${config.snowflake.mode} (worker ${workerId ?? 'none yet'})`;
+  }
+  const redisKind = config.redis.topology.kind === 'standalone' ? 'Redis' : `Redis ${config.redis.topology.kind}`;
+  const backends = `MySQL ${backendAddress('mysql', config)}, ${redisKind} ${backendAddress('redis', config)}${
+    config.snowflake.mode.startsWith('zk_') ? `, ZooKeeper ${config.snowflake.zk.address}` : ''
+  }`;
+  const admin = `admin API ${config.admin.token === undefined ? 'off (ADMIN_TOKEN unset)' : 'on'}`;
+  return `listening on http://${config.http.host}:${port}: ${queue}, ${segment}, ${snowflake}; ${backends}; ${admin}`;
+}

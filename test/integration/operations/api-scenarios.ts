@@ -1,0 +1,77 @@
+import { InjectResult } from '../../support/test-env';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Call = (method: Method, url: string, options?: { body?: unknown; rawBody?: string; token?: string | null; headers?: Record<string, string> }) => Promise<InjectResult>;
+
+/**
+ * Requests to every route of the service, successes and the errors each can answer on a single
+ * instance (bad input, unknown app or tag, conflicts, exhausted shard, auth, body limits): the
+ * responses the OpenAPI contract test checks. In order: later requests use what earlier ones made.
+ */
+export async function exerciseEveryRoute(call: Call, sql: (query: string) => Promise<unknown>): Promise<void> {
+    // Queue IDs: an app, its IDs, lease, admin, and the errors on the way.
+    expect((await call('POST', '/admin/apps', { body: { appId: 3, appName: 'contract', step: 100 } })).status).toBe(201);
+    expect((await call('POST', '/admin/apps', { body: { appId: 3, appName: 'contract', step: 100 } })).status).toBe(200);
+    expect((await call('POST', '/admin/apps', { body: { appId: 3, appName: 'contract', step: 200 } })).status).toBe(409);
+    // One index per shard: the second ID of a shard is past the limit.
+    expect((await call('POST', '/admin/apps', { body: { appId: 5, appName: 'tiny', step: 1, maxLimitId: String((1 << 14) | (63 << 8) | 5) } })).status).toBe(201);
+    expect((await call('POST', '/admin/apps', { body: { appId: 1, appName: 'x', nope: 1 } })).status).toBe(400);
+    expect((await call('POST', '/admin/apps', { rawBody: '<app/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
+    expect((await call('POST', '/admin/apps', { body: { appId: 1, appName: 'x'.repeat(70_000) } })).status).toBe(413);
+    expect((await call('GET', '/admin/apps', { token: 'wrong-token-123' })).status).toBe(401);
+    expect((await call('GET', '/api/id/3?gatePass=alice')).status).toBe(200);
+    expect((await call('GET', '/api/id/3?gatePass=alice&count=3')).status).toBe(200);
+    expect((await call('GET', '/api/id/5?gatePass=alice')).status).toBe(200);
+    expect((await call('GET', '/api/id/5?gatePass=alice')).status).toBe(410);
+    expect((await call('GET', '/api/id/3')).status).toBe(400);
+    expect((await call('GET', '/api/id/9?gatePass=alice')).status).toBe(404);
+    expect((await call('POST', '/api/id/3/lease?gatePass=alice&count=50')).status).toBe(200);
+    expect((await call('POST', '/api/id/3/lease?gatePass=alice')).status).toBe(400);
+    expect((await call('POST', '/api/id/9/lease?gatePass=alice&count=5')).status).toBe(404);
+    expect((await call('GET', '/admin/apps')).status).toBe(200);
+    expect((await call('GET', '/admin/apps/3')).status).toBe(200);
+    expect((await call('GET', '/admin/apps/9')).status).toBe(404);
+    expect((await call('PATCH', '/admin/apps/3', { body: { step: 200, description: 'changed' } })).status).toBe(200);
+    expect((await call('PATCH', '/admin/apps/3', { body: {} })).status).toBe(400);
+    expect((await call('PATCH', '/admin/apps/9', { body: { step: 5 } })).status).toBe(404);
+    expect((await call('POST', '/admin/apps/3/refill')).status).toBe(200);
+    expect((await call('POST', '/admin/apps/9/refill')).status).toBe(404);
+    expect((await call('DELETE', '/admin/apps/5')).status).toBe(200);
+    expect((await call('DELETE', '/admin/apps/5')).status).toBe(404);
+
+    // Segment IDs.
+    expect((await call('POST', '/admin/segment/tags', { body: { tag: 'contract', step: 100, maxId: '1', description: 'api' } })).status).toBe(201);
+    expect((await call('POST', '/admin/segment/tags', { body: { tag: 'contract', step: 100, description: 'api' } })).status).toBe(200);
+    expect((await call('POST', '/admin/segment/tags', { body: { tag: 'contract', step: 5 } })).status).toBe(409);
+    expect((await call('GET', '/api/segment/get/contract')).status).toBe(200);
+    expect((await call('GET', '/api/segment/get/contract?count=5')).status).toBe(200);
+    expect((await call('GET', '/api/segment/get/nope')).status).toBe(404);
+    expect((await call('POST', '/api/segment/lease/contract?count=10')).status).toBe(200);
+    expect((await call('POST', '/api/segment/lease/nope?count=10')).status).toBe(404);
+    await sql("INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES ('zero', 0, 10, 'made by hand')");
+    expect((await call('POST', '/api/segment/lease/zero?count=1')).status).toBe(409);
+    expect((await call('GET', '/admin/segment/tags')).status).toBe(200);
+    expect((await call('GET', '/admin/segment/tags/contract')).status).toBe(200);
+    expect((await call('GET', '/admin/segment/tags/nope')).status).toBe(404);
+    expect((await call('PATCH', '/admin/segment/tags/contract', { body: { step: 50, description: null } })).status).toBe(200);
+    expect((await call('GET', '/admin/segment/cache')).status).toBe(200);
+    expect((await call('GET', '/admin/segment/db')).status).toBe(200);
+    expect((await call('DELETE', '/admin/segment/tags/contract')).status).toBe(200);
+    expect((await call('DELETE', '/admin/segment/tags/contract')).status).toBe(404);
+
+    // Snowflake IDs.
+    const one = await call('GET', '/api/snowflake/get/order');
+    expect(one.status).toBe(200);
+    expect((await call('GET', '/api/snowflake/get/order?count=3')).status).toBe(200);
+    expect((await call('GET', '/api/snowflake/get/bad%20key')).status).toBe(400);
+    expect((await call('GET', `/api/snowflake/decode/${one.body}`)).status).toBe(200);
+    expect((await call('GET', '/api/snowflake/decode/abc')).status).toBe(400);
+    expect((await call('GET', '/api/snowflake/time')).status).toBe(200);
+    expect((await call('GET', '/admin/snowflake')).status).toBe(200);
+
+    // Operations.
+    for (const url of ['/health/live', '/health/ready', '/metrics', '/dashboard', '/admin/dashboard/history']) {
+      expect({ url, status: (await call('GET', url)).status }).toEqual({ url, status: 200 });
+    }
+    expect((await call('DELETE', '/health/live')).status).toBe(404);
+}
