@@ -7,6 +7,7 @@ import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { NumbersModule } from './numbers/numbers.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { RedisModule } from './infra/redis/redis.module';
 import { SegmentModule } from './segment/segment.module';
@@ -28,6 +29,7 @@ export class AppModule {
         QueueIdModule,
         SegmentModule,
         SnowflakeModule,
+        NumbersModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

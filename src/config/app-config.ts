@@ -1,4 +1,5 @@
 import { MetricsConfig } from './metrics-config';
+import { NumbersConfig } from './numbers-config';
 import { RedisConfig } from './redis-config';
 import { SnowflakeConfig } from './snowflake-config';
 
@@ -72,6 +73,8 @@ export interface AppConfig {
   };
   /** Leaf snowflake IDs and their worker-id registry (see snowflake-config.ts). */
   snowflake: SnowflakeConfig;
+  /** Formatted business numbers (see numbers-config.ts). */
+  numbers: NumbersConfig;
   /** GET /metrics: state-gauge cache and optional token (see metrics-config.ts). */
   metrics: MetricsConfig;
 }

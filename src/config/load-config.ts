@@ -14,6 +14,7 @@ import {
 } from './env-readers';
 import { withLeafProperties } from './leaf-properties';
 import { readMetricsConfig } from './metrics-config';
+import { readNumbersConfig } from './numbers-config';
 import { readRedisConfig } from './redis-config';
 import { readSnowflakeConfig } from './snowflake-config';
 
@@ -85,6 +86,7 @@ export function loadConfig(rawEnv: Env): AppConfig {
       maxBatch: 1000,
       keyMaxLength: 128,
     },
+    numbers: readNumbersConfig(env),
     metrics: readMetricsConfig(env),
   };
 }

@@ -3,6 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { createApp } from '../../src/bootstrap';
+import { NO_TEST_HOOKS, TestHooks } from '../../src/common/test-hooks';
 import { AppConfig } from '../../src/config/app-config';
 import { loadConfig } from '../../src/config/load-config';
 
@@ -120,10 +121,10 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void
 
 /**
  * A started (initialised, not listening) app; requests go through Fastify's inject. When the start
- * is refused, closes what was opened and rethrows.
+ * is refused, closes what was opened and rethrows. `hooks`: the test hooks (common/test-hooks.ts).
  */
-export async function startApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const app = await createApp(config);
+export async function startApp(config: AppConfig, hooks: TestHooks = NO_TEST_HOOKS): Promise<NestFastifyApplication> {
+  const app = await createApp(config, hooks);
   try {
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
