@@ -6,6 +6,7 @@ import { NumberFormatRepository } from './number-format.repository';
 import { numberGeneratorProvider } from './number-generator.provider';
 import { NumberMonitor } from './number-monitor';
 import { NumberSequenceRepository } from './number-sequence.repository';
+import { NumberShutdown } from './number-shutdown';
 import { NumberStatus } from './number-status';
 
 /** Formatted business numbers: `number_format` / `number_seq`, the number route and its admin API. */
@@ -18,6 +19,7 @@ import { NumberStatus } from './number-status';
     numberGeneratorProvider,
     NumberAdminService,
     NumberStatus,
+    NumberShutdown,
   ],
   exports: [NumberMonitor, NumberStatus],
 })

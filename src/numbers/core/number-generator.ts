@@ -71,6 +71,7 @@ export class NumberGenerator {
   private readonly misses = new Map<string, number>();
   private readonly patterns = new Map<string, NumberPattern>();
   private readonly emit: (event: NumberEvent) => void;
+  private closed = false;
 
   constructor(
     private readonly store: NumberStore,
@@ -121,6 +122,16 @@ export class NumberGenerator {
     return out;
   }
 
+  /**
+   * Starts no more preloads and resolves once the allocations and clock readings in flight have
+   * settled (each is time-bounded by the store), so none is cut by the database pool closing.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pending = [...this.buffers.values()].flatMap((b) => [b.loading, b.reading]).filter((p) => p !== null);
+    await Promise.allSettled(pending);
+  }
+
   /** After an admin create on this instance: forget that the key was unknown. */
   forgetMiss(key: string): void {
     this.misses.delete(key);
@@ -164,7 +175,7 @@ export class NumberGenerator {
 
   private maybePreload(buffer: NumberBuffer, now: number): void {
     const current = buffer.current;
-    if (current === null || buffer.next !== null || buffer.loading !== null || !current.pastTenth) {
+    if (this.closed || current === null || buffer.next !== null || buffer.loading !== null || !current.pastTenth) {
       return;
     }
     if (current.proof.msToEnd(now) < this.options.boundaryWindowMs) {
