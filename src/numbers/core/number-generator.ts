@@ -16,6 +16,7 @@ export interface NumberGeneratorOptions extends ValidityOptions {
 
 /** What the generator did, for metrics. */
 export type NumberEvent =
+  | { kind: 'issued'; key: string; count: number }
   | { kind: 'allocation'; outcome: 'allocated' | 'exhausted' | 'not_found' | 'failed'; size: bigint }
   | { kind: 'clock_read'; outcome: 'confirmed' | 'period_over' | 'not_found' | 'failed' };
 
@@ -119,6 +120,7 @@ export class NumberGenerator {
       }
       await this.load(buffer, count - out.length);
     }
+    this.emit({ kind: 'issued', key, count });
     return out;
   }
 
