@@ -1,6 +1,6 @@
 import { pollUntil } from '../../support/poll';
 import { IdLedger } from './id-ledger';
-import { LoadReport, formatErrors, runLoad } from './load-driver';
+import { LoadReply, LoadReport, formatErrors, runLoad } from './load-driver';
 import { ServiceProcess } from './service-process';
 
 /** CHAOS_SCALE multiplies the IDs each scenario checks (default 1: at least 2 million in all). */
@@ -17,6 +17,8 @@ export interface ScenarioOptions {
   fault: (ledger: IdLedger) => Promise<void>;
   /** A request every instance must answer with 200 once the fault is over. */
   probe: (n: number) => string;
+  /** Every 200 reply of the load (not of the probes). */
+  onReply?: (reply: LoadReply) => void;
 }
 
 export interface ScenarioResult {
@@ -71,13 +73,22 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     },
     // The load goes on for as long as the fault lasts.
     keepGoing: () => fault !== null && !faultOver,
+    onReply: o.onReply,
   });
   // The load is bounded; a fault that did not start yet starts now.
   await (fault ?? o.fault(ledger));
   if (faultErrors.length > 0) {
     throw faultErrors[0];
   }
-  const after = await runLoad({ services: o.services, path: o.path, concurrency, targetIds: o.targetIds, maxMs: 120_000, ledger });
+  const after = await runLoad({
+    services: o.services,
+    path: o.path,
+    concurrency,
+    targetIds: o.targetIds,
+    maxMs: 120_000,
+    ledger,
+    onReply: o.onReply,
+  });
   const unrecovered: string[] = [];
   for (const service of o.services) {
     if (!(await serves(service, o.probe, ledger))) {
@@ -97,7 +108,8 @@ async function serves(service: ServiceProcess, probe: (n: number) => string, led
     if (res.status !== 200) {
       return false;
     }
-    for (const id of (JSON.parse(body) as { ids: string[] }).ids) {
+    const parsed = JSON.parse(body) as { ids?: string[]; numbers?: string[] };
+    for (const id of parsed.numbers ?? parsed.ids ?? []) {
       ledger.add(id, `${service.name}/probe`);
     }
     return true;
