@@ -6,6 +6,7 @@ import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { HealthModule } from './health/health.module';
+import { IdHistoryModule } from './id-history/id-history.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { NumbersModule } from './numbers/numbers.module';
 import { OpenApiModule } from './openapi/openapi.module';
@@ -30,6 +31,7 @@ export class AppModule {
         SegmentModule,
         SnowflakeModule,
         NumbersModule,
+        IdHistoryModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

@@ -1,3 +1,4 @@
+import { IdHistoryConfig } from './id-history-config';
 import { MetricsConfig } from './metrics-config';
 import { NumbersConfig } from './numbers-config';
 import { RedisConfig } from './redis-config';
@@ -73,6 +74,8 @@ export interface AppConfig {
   };
   /** Leaf snowflake IDs and their worker-id registry (see snowflake-config.ts). */
   snowflake: SnowflakeConfig;
+  /** The allocation history of queue and segment IDs (see id-history-config.ts). */
+  idHistory: IdHistoryConfig;
   /** Formatted business numbers (see numbers-config.ts). */
   numbers: NumbersConfig;
   /** GET /metrics: state-gauge cache and optional token (see metrics-config.ts). */

@@ -12,6 +12,7 @@ import {
   readOptionalString,
   readString,
 } from './env-readers';
+import { readIdHistoryConfig } from './id-history-config';
 import { withLeafProperties } from './leaf-properties';
 import { readMetricsConfig } from './metrics-config';
 import { readNumbersConfig } from './numbers-config';
@@ -86,6 +87,7 @@ export function loadConfig(rawEnv: Env): AppConfig {
       maxBatch: 1000,
       keyMaxLength: 128,
     },
+    idHistory: readIdHistoryConfig(env, isCron),
     numbers: readNumbersConfig(env),
     metrics: readMetricsConfig(env),
   };

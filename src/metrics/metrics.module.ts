@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdHistoryModule } from '../id-history/id-history.module';
 import { LeaseModule } from '../lease/lease.module';
 import { NumbersModule } from '../numbers/numbers.module';
 import { QueueIdModule } from '../queue-id/queue-id.module';
@@ -12,7 +13,7 @@ import { MetricsTokenGuard } from './metrics-token.guard';
 
 /** Prometheus metrics at GET /metrics (prom-client), and the in-memory history behind the dashboard's charts. */
 @Module({
-  imports: [QueueIdModule, SegmentModule, SnowflakeModule, LeaseModule, NumbersModule],
+  imports: [QueueIdModule, SegmentModule, SnowflakeModule, LeaseModule, NumbersModule, IdHistoryModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsStateReader, MetricsTokenGuard, HistorySampler],
   exports: [HistorySampler],

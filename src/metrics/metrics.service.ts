@@ -4,6 +4,7 @@ import { FastifyInstance } from 'fastify';
 import { Counter, Histogram, collectDefaultMetrics } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { HistoryMonitor } from '../id-history/history-monitor';
 import { LeaseMonitor } from '../lease/lease-monitor';
 import { NumberMonitor } from '../numbers/number-monitor';
 import { NumberStatus } from '../numbers/number-status';
@@ -11,6 +12,7 @@ import { RefillMonitor } from '../queue-id/refill-monitor';
 import { SnowflakeClockWaits } from '../snowflake/clock-waits';
 import { CounterTotals } from './core/activity-history';
 import { TtlSnapshot } from './core/ttl-snapshot';
+import { registerHistoryMetrics } from './history-metrics';
 import { HttpCounters, installHttpMetrics } from './http-metrics.hook';
 import { MetricsStateReader } from './metrics-state.reader';
 import { registerNumberMetrics } from './number-metrics';
@@ -44,6 +46,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly leaseMonitor: LeaseMonitor,
     private readonly numberMonitor: NumberMonitor,
     private readonly numberStatus: NumberStatus,
+    private readonly historyMonitor: HistoryMonitor,
   ) {
     this.state = new TtlSnapshot(() => reader.read(), config.metrics.stateTtlMs);
   }
@@ -99,6 +102,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     });
     registerStateMetrics(register, () => this.state.get());
     this.unsubscribeNumbers = registerNumberMetrics(register, this.numberMonitor, this.numberStatus);
+    registerHistoryMetrics(register, this.historyMonitor);
     const waits = this.clockWaits;
     new Counter({
       name: 'shardleaf_snowflake_clock_rollback_waits_total',

@@ -37,6 +37,10 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
     ErrorKind.SegmentBothNotReady,
     ErrorKind.BackendUnavailable,
   ],
+  'GET /api/id/decode/{id}': [ErrorKind.BadInput, ErrorKind.BackendUnavailable],
+  'GET /api/id/{appId}/at': [ErrorKind.BadInput, ErrorKind.NotFound, ErrorKind.BackendUnavailable],
+  'GET /api/segment/decode/{tag}/{id}': [ErrorKind.BadInput, ErrorKind.SegmentDisabled, ErrorKind.BackendUnavailable],
+  'GET /api/segment/at/{tag}': [ErrorKind.BadInput, ErrorKind.SegmentDisabled, ErrorKind.NotFound, ErrorKind.BackendUnavailable],
   'GET /api/snowflake/get/{key}': [
     ErrorKind.BadInput,
     ErrorKind.SnowflakeDisabled,

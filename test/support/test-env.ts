@@ -75,6 +75,7 @@ export async function createTestEnv(name: string): Promise<TestEnv> {
     ADMIN_TOKEN,
     QUEUE_REFILL_CRON: 'off',
     QUEUE_RELOAD_CRON: 'off',
+    ID_HISTORY_PRUNE_CRON: 'off',
     // The dashboard's history timer reads the state too (sharing the /metrics cache): off, like the
     // crons; the suites of the history and the dashboard turn it on or tick it by hand.
     METRICS_HISTORY_INTERVAL_MS: '0',

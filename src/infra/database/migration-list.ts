@@ -6,6 +6,8 @@ import { CreateIdAllocRetired1763770600000 } from '../../../migrations/176377060
 import { CreateLeafAllocRetired1763770700000 } from '../../../migrations/1763770700000-create-leaf-alloc-retired';
 import { AddLeafWorkeridAllocOwner1763770800000 } from '../../../migrations/1763770800000-add-leaf-workerid-alloc-owner';
 import { CreateNumberFormats1763770900000 } from '../../../migrations/1763770900000-create-number-formats';
+import { CreateIdAllocHistory1763771000000 } from '../../../migrations/1763771000000-create-id-alloc-history';
+import { CreateLeafAllocHistory1763771100000 } from '../../../migrations/1763771100000-create-leaf-alloc-history';
 
 /** Every migration, in order. Listed explicitly (no glob) so ts-node, Jest and dist load the same classes. */
 export const MIGRATIONS = [
@@ -17,4 +19,6 @@ export const MIGRATIONS = [
   CreateLeafAllocRetired1763770700000,
   AddLeafWorkeridAllocOwner1763770800000,
   CreateNumberFormats1763770900000,
+  CreateIdAllocHistory1763771000000,
+  CreateLeafAllocHistory1763771100000,
 ];
