@@ -24,21 +24,18 @@ const BATCH = 5000;
 async function main(): Promise<void> {
   const url = new URL((process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306').replace(/\/+$/, ''));
   const database = `shardleaf_history_size_${process.pid}`;
-  const server = new DataSource({
-    type: 'mysql',
+  const account = {
+    type: 'mysql' as const,
     host: url.hostname,
     port: Number(url.port || 3306),
     username: decodeURIComponent(url.username) || 'root',
     password: decodeURIComponent(url.password),
-  });
+  };
+  const server = new DataSource(account);
   await server.initialize();
   await server.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
   const db = new DataSource({
-    type: 'mysql',
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    username: decodeURIComponent(url.username) || 'root',
-    password: decodeURIComponent(url.password),
+    ...account,
     database,
     migrations: [CreateIdAllocNextProcedure1763770500000, CreateIdAllocHistory1763771000000, CreateLeafAllocHistory1763771100000],
     migrationsTableName: 'shardleaf_migrations',

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { BoundedDb } from '../infra/database/bounded-db';
+import { ER_NO_SUCH_TABLE, errnoOf } from '../infra/database/mysql-errors';
 import { HistoryMonitor } from './history-monitor';
 
 /** The allocation history tables (queue IDs, segment IDs); each has an index on allocated_at. */
@@ -15,8 +16,6 @@ const BATCH = 1000;
 const MAX_BATCHES = 2000;
 /** The bound of one batch. */
 const BATCH_TIMEOUT_MS = 30_000;
-/** MySQL/MariaDB: Table … doesn't exist. */
-const ER_NO_SUCH_TABLE = 1146;
 
 /**
  * Deletes allocation history older than ID_HISTORY_RETENTION_DAYS (by the database's clock), in
@@ -71,9 +70,4 @@ export class HistoryPruner {
     }
     return deleted;
   }
-}
-
-function errnoOf(err: unknown): unknown {
-  const e = err as { errno?: unknown; driverError?: { errno?: unknown } } | null;
-  return e?.errno ?? e?.driverError?.errno;
 }

@@ -1,7 +1,7 @@
 import { MariaDbProcess, RedisProcess } from './support/backends';
 import { LoadReply } from './support/load-driver';
 import { ManagedProcess } from './support/managed-process';
-import { CHAOS_SCALE, ScenarioResult, runScenario, sleep, summary } from './support/scenario';
+import { CHAOS_SCALE, ScenarioResult, expectClean, runScenario, sleep } from './support/scenario';
 import { ServiceProcess, ensureBuilt, shiftedClockEnv } from './support/service-process';
 import { pollUntil } from '../support/poll';
 
@@ -31,14 +31,6 @@ describe('formatted numbers under faults', () => {
       body: JSON.stringify({ key, pattern, reset, step }),
     });
     expect([200, 201]).toContain(res.status);
-  }
-
-  function expectClean(r: ScenarioResult, target: number): void {
-    console.log(summary(r));
-    expect(r.ledger.duplicates.slice(0, 5)).toEqual([]);
-    expect([...r.during.violations, ...r.after.violations].slice(0, 5)).toEqual([]);
-    expect(r.unrecovered).toEqual([]);
-    expect(r.ledger.size).toBeGreaterThanOrEqual(target);
   }
 
   beforeAll(async () => {

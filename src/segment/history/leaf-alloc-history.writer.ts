@@ -1,8 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-
-/** MySQL/MariaDB: Table … doesn't exist. */
-const ER_NO_SUCH_TABLE = 1146;
+import { ER_NO_SUCH_TABLE, errnoOf } from '../../infra/database/mysql-errors';
 
 /**
  * Records a range a tag handed out in `leaf_alloc_history`, inside the caller's transaction (a
@@ -33,9 +31,4 @@ export class LeafAllocHistoryWriter {
       this.logger.warn('table leaf_alloc_history is missing (migrations not run?): segment allocations are not recorded');
     }
   }
-}
-
-function errnoOf(err: unknown): unknown {
-  const e = err as { errno?: unknown; driverError?: { errno?: unknown } } | null;
-  return e?.errno ?? e?.driverError?.errno;
 }

@@ -30,6 +30,18 @@ export interface ScenarioResult {
   unrecovered: string[];
 }
 
+/**
+ * The end state every scenario must reach: zero duplicates, only documented errors, every instance
+ * serving again by itself, and at least `target` distinct IDs checked. Prints the summary line.
+ */
+export function expectClean(r: ScenarioResult, target: number): void {
+  console.log(summary(r));
+  expect(r.ledger.duplicates.slice(0, 5)).toEqual([]);
+  expect([...r.during.violations, ...r.after.violations].slice(0, 5)).toEqual([]);
+  expect(r.unrecovered).toEqual([]);
+  expect(r.ledger.size).toBeGreaterThanOrEqual(target);
+}
+
 /** One scenario line of the suite's summary. */
 export function summary(r: ScenarioResult): string {
   const violations = r.during.violations.length + r.after.violations.length;

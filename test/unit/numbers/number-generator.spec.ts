@@ -1,23 +1,12 @@
-import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
+import { ErrorKind } from '../../../src/common/id-gen.error';
 import { NumberGenerator } from '../../../src/numbers/core/number-generator';
+import { errorKindOf as kindOf } from '../../support/error-kind';
 import { FakeMonotonic, FakeNumberStore, World, parseDbTime } from './fake-number-store';
 
 const OPTIONS = { marginMs: 1000, trustMs: 60_000, boundaryWindowMs: 5000 };
 
 function instance(store: FakeNumberStore, offsetMs = 0): NumberGenerator {
   return new NumberGenerator(store, { ...OPTIONS, clock: new FakeMonotonic(store.world, offsetMs) });
-}
-
-async function kindOf(promise: Promise<unknown>): Promise<ErrorKind> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof IdGenError) {
-      return err.kind;
-    }
-    throw err;
-  }
-  throw new Error('resolved');
 }
 
 /** A second instance's view of the same database (its own connection: a gate of its own). */
