@@ -1,9 +1,12 @@
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
+import { NumberBuffer, NumberBufferView, bufferView } from './number-buffer';
 import { MonotonicClock } from './number-clock';
 import { NumberPattern, parsePattern } from './number-pattern';
 import { ClockAnchor, NumberSegment, PeriodProof, ValidityOptions } from './number-segment';
 import { NumberStore } from './number-store';
 import { parseDbTime, periodOfKey } from './period';
+
+export type { NumberBufferView, NumberSegmentView } from './number-buffer';
 
 export interface NumberGeneratorOptions extends ValidityOptions {
   clock: MonotonicClock;
@@ -19,40 +22,6 @@ export type NumberEvent =
   | { kind: 'issued'; key: string; count: number }
   | { kind: 'allocation'; outcome: 'allocated' | 'exhausted' | 'not_found' | 'failed'; size: bigint }
   | { kind: 'clock_read'; outcome: 'confirmed' | 'period_over' | 'not_found' | 'failed' };
-
-/** This instance's state of one key, for the admin API and the dashboard. */
-export interface NumberBufferView {
-  key: string;
-  loading: boolean;
-  current: NumberSegmentView | null;
-  next: NumberSegmentView | null;
-  /** The period this instance knows to be used up, or null. */
-  exhaustedPeriod: string | null;
-}
-
-export interface NumberSegmentView {
-  period: string;
-  next: string;
-  max: string;
-  left: string;
-  /** Monotonic ms the segment may still be used without reading the database clock (may be negative). */
-  validForMs: number;
-}
-
-class NumberBuffer {
-  current: NumberSegment | null = null;
-  next: NumberSegment | null = null;
-  loading: Promise<void> | null = null;
-  reading: Promise<void> | null = null;
-  exhausted: PeriodProof | null = null;
-
-  constructor(readonly key: string) {}
-
-  /** The most recent proof this buffer holds (for the distance to the period's end). */
-  latestProof(): PeriodProof | null {
-    return this.next?.proof ?? this.current?.proof ?? null;
-  }
-}
 
 /** Waits and re-reads one request may go through per number before it gives up. */
 const ROUNDS_PER_NUMBER = 8;
@@ -156,14 +125,7 @@ export class NumberGenerator {
     if (!buffer) {
       return null;
     }
-    const now = this.options.clock.now();
-    return {
-      key,
-      loading: buffer.loading !== null,
-      current: segmentView(buffer.current, now),
-      next: segmentView(buffer.next, now),
-      exhaustedPeriod: buffer.exhausted?.period.key ?? null,
-    };
+    return bufferView(buffer, this.options.clock.now());
   }
 
   private bufferOf(key: string): NumberBuffer {
@@ -295,19 +257,6 @@ export class NumberGenerator {
     }
     return pattern;
   }
-}
-
-function segmentView(segment: NumberSegment | null, now: number): NumberSegmentView | null {
-  if (segment === null) {
-    return null;
-  }
-  return {
-    period: segment.period.key,
-    next: segment.next.toString(),
-    max: segment.max.toString(),
-    left: segment.left.toString(),
-    validForMs: Math.round(segment.proof.until - now),
-  };
 }
 
 function notFound(key: string): IdGenError {
