@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { BoundedDb } from '../../infra/database/bounded-db';
+import { ER_NO_SUCH_TABLE, errnoOf } from '../../infra/database/mysql-errors';
 
 /** A range of indexes one allocation took, and when (the database's UTC time). */
 export interface AllocatedRange {
@@ -31,7 +32,7 @@ export class IdAllocHistoryRepository {
 
   /** The range holding `index` of the shard, or null (older than the history, or never allocated). */
   async rangeOf(appId: number, shardId: number, index: bigint): Promise<AllocatedRange | null> {
-    const rows = await this.db.query<RangeRow[]>(
+    const rows = await this.read(
       `reading the allocation of app ${appId} shard ${shardId} index ${index}`,
       'SELECT from_index, to_index, allocated_at FROM id_alloc_history WHERE app_id = ? AND shard_id = ? AND to_index >= ? ' +
         'ORDER BY to_index LIMIT 1',
@@ -47,13 +48,25 @@ export class IdAllocHistoryRepository {
    * higher index was allocated at or after it too.
    */
   async firstAtOrAfter(appId: number, shardId: number, time: Date): Promise<AllocatedRange | null> {
-    const rows = await this.db.query<RangeRow[]>(
+    const rows = await this.read(
       `finding the first allocation of app ${appId} shard ${shardId} at or after ${time.toISOString()}`,
       'SELECT from_index, to_index, allocated_at FROM id_alloc_history WHERE app_id = ? AND shard_id = ? AND allocated_at >= ? ' +
         'ORDER BY allocated_at, to_index LIMIT 1',
       [appId, shardId, sqlUtc(time)],
     );
     return rows[0] ? toRange(rows[0]) : null;
+  }
+
+  /** One bounded read; none at all without the table (migrations not run: nothing is recorded). */
+  private async read(what: string, sql: string, params: unknown[]): Promise<RangeRow[]> {
+    try {
+      return await this.db.query<RangeRow[]>(what, sql, params);
+    } catch (err) {
+      if (errnoOf(err) === ER_NO_SUCH_TABLE) {
+        return [];
+      }
+      throw err;
+    }
   }
 }
 

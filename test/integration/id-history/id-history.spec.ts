@@ -135,6 +135,20 @@ describe('allocation history', () => {
     expect(Number(recent[0].n)).toBeGreaterThan(0);
   });
 
+  it('without the history tables (migrations not run): decodes to null, "at" finds nothing, segment IDs still issue', async () => {
+    const id = (await get('/api/id/5?gatePass=dave')).body;
+    await suite.env.sql('DROP TABLE id_alloc_history');
+    await suite.env.sql('DROP TABLE leaf_alloc_history');
+    expect((await get(`/api/id/decode/${id}`)).json<Decoded>().allocatedAt).toBeNull();
+    expectError(await get(`/api/id/5/at?gatePass=dave&time=2020-01-01T00:00:00Z`), 404, -106);
+    const fetched = await get('/api/segment/get/orders?count=200');
+    expect(fetched.status).toBe(200);
+    const lease = await request(app, 'POST', '/api/segment/lease/orders?count=10', { token: null });
+    expect(lease.status).toBe(200);
+    expect((await get(`/api/segment/decode/orders/${lease.json<{ from: string }>().from}`)).json<{ allocatedAt: null }>().allocatedAt).toBeNull();
+    expectError(await get('/api/segment/at/orders?time=2020-01-01T00:00:00Z'), 404, -106);
+  });
+
   it('bad input answers 400 {code, message}', async () => {
     for (const url of [
       '/api/id/decode/abc',
