@@ -7,7 +7,9 @@ import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { HealthModule } from './health/health.module';
+import { IdHistoryModule } from './id-history/id-history.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { NumbersModule } from './numbers/numbers.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { RedisModule } from './infra/redis/redis.module';
 import { SegmentModule } from './segment/segment.module';
@@ -29,6 +31,8 @@ export class AppModule {
         QueueIdModule,
         SegmentModule,
         SnowflakeModule,
+        NumbersModule,
+        IdHistoryModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

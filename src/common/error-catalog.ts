@@ -46,6 +46,10 @@ export function errorSpec(kind: ErrorKind): ErrorSpec {
       return { code: -214, status: 503 };
     case ErrorKind.SnowflakeStartRefused:
       return { code: -215, status: 503 };
+    case ErrorKind.NumberFormatNotFound:
+      return { code: -300, status: 404 };
+    case ErrorKind.NumberExhausted:
+      return { code: -301, status: 410 };
     case ErrorKind.BadInput:
       return { code: -100, status: 400 };
     case ErrorKind.Unauthorized:

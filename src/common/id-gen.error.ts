@@ -26,6 +26,11 @@ export enum ErrorKind {
   SnowflakeLeaseLost = 'SNOWFLAKE_LEASE_LOST',
   SnowflakeDisabled = 'SNOWFLAKE_DISABLED',
   SnowflakeStartRefused = 'SNOWFLAKE_START_REFUSED',
+  // Formatted numbers
+  /** No number format with that key. */
+  NumberFormatNotFound = 'NUMBER_FORMAT_NOT_FOUND',
+  /** The period's sequence no longer fits in the pattern's digits (never a longer number, never a wrap). */
+  NumberExhausted = 'NUMBER_EXHAUSTED',
   // Generic
   BadInput = 'BAD_INPUT',
   Unauthorized = 'UNAUTHORIZED',

@@ -92,3 +92,42 @@ export function parseObjectBody(raw: unknown, allowed: readonly string[]): Recor
 export function truncate(s: string, max = 64): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
+
+const MAX_ID = (1n << 63n) - 1n;
+
+/** A 64-bit ID from a path: 1..2^63-1 in decimal, parsed straight to bigint. */
+export function parseIdParam(name: string, raw: unknown): bigint {
+  if (typeof raw !== 'string' || !/^[0-9]{1,19}$/.test(raw) || BigInt(raw) < 1n || BigInt(raw) > MAX_ID) {
+    throw badInput(`${name} must be a decimal integer 1..${MAX_ID}, got '${typeof raw === 'string' ? truncate(raw) : ''}'`);
+  }
+  return BigInt(raw);
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** 9999-12-31T23:59:59.999Z. */
+const MAX_TIME_MS = 253_402_300_799_999;
+
+/**
+ * A point in time from a query: ISO 8601 with a zone (`2026-11-26T09:00:00Z`,
+ * `2026-11-26T17:00:00+08:00`) or milliseconds since the epoch. Years 1970..9999.
+ */
+export function parseTimeParam(name: string, raw: unknown): Date {
+  const bad = (): never => {
+    throw badInput(
+      `${name} must be an ISO 8601 time with a zone (e.g. 2026-11-26T09:00:00Z) or milliseconds since the epoch, got '${typeof raw === 'string' ? truncate(raw) : ''}'`,
+    );
+  };
+  if (typeof raw !== 'string') {
+    return bad();
+  }
+  let ms = Number.NaN;
+  if (/^[0-9]{1,15}$/.test(raw)) {
+    ms = Number(raw);
+  } else if (ISO_TIME.test(raw)) {
+    ms = Date.parse(raw);
+  }
+  if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TIME_MS) {
+    return bad();
+  }
+  return new Date(ms);
+}

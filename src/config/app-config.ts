@@ -1,4 +1,6 @@
+import { IdHistoryConfig } from './id-history-config';
 import { MetricsConfig } from './metrics-config';
+import { NumbersConfig } from './numbers-config';
 import { RedisConfig } from './redis-config';
 import { SnowflakeConfig } from './snowflake-config';
 
@@ -85,6 +87,10 @@ export interface AppConfig {
   };
   /** Leaf snowflake IDs and their worker-id registry (see snowflake-config.ts). */
   snowflake: SnowflakeConfig;
+  /** The allocation history of queue and segment IDs (see id-history-config.ts). */
+  idHistory: IdHistoryConfig;
+  /** Formatted business numbers (see numbers-config.ts). */
+  numbers: NumbersConfig;
   /** GET /metrics: state-gauge cache and optional token (see metrics-config.ts). */
   metrics: MetricsConfig;
 }

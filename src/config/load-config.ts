@@ -12,8 +12,10 @@ import {
   readOptionalString,
   readString,
 } from './env-readers';
+import { readIdHistoryConfig } from './id-history-config';
 import { withLeafProperties } from './leaf-properties';
 import { readMetricsConfig } from './metrics-config';
+import { readNumbersConfig } from './numbers-config';
 import { readRedisConfig } from './redis-config';
 import { readSnowflakeConfig } from './snowflake-config';
 
@@ -102,6 +104,8 @@ export function loadConfig(rawEnv: Env): AppConfig {
       maxBatch: 1000,
       keyMaxLength: 128,
     },
+    idHistory: readIdHistoryConfig(env, isCron),
+    numbers: readNumbersConfig(env),
     metrics: readMetricsConfig(env),
   };
 }

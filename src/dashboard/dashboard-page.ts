@@ -60,6 +60,16 @@ export const DASHBOARD_HTML = `<!doctype html>
   <h2>Segment tags</h2>
   <table id="tags"><thead><tr><th>tag</th><th>buffer 0 value / max / step</th><th>buffer 1 value / max / step</th><th>current</th><th>next ready</th><th>step</th></tr></thead><tbody></tbody></table>
   <p id="segment-note"></p>
+  <h2>Number formats</h2>
+  <table id="numbers"><thead><tr><th>key</th><th>pattern</th><th>reset</th><th>step</th><th title="The latest period any instance allocated in, by the database clock">period</th><th>last sequence</th><th>left in period</th><th title="This instance's current segment: period, next..last sequence">this instance</th></tr></thead><tbody></tbody></table>
+  <form id="create-number">
+    <b>Create number format</b>
+    <input name="key" placeholder="key" required>
+    <input name="pattern" placeholder="ORD{yyyyMMdd}{seq:6}" required style="width:14rem">
+    <select name="resetPeriod"><option>none</option><option>daily</option><option>monthly</option><option>yearly</option></select>
+    <input name="step" placeholder="step (100)">
+    <button type="submit">Create</button>
+  </form>
   <h2>Snowflake</h2>
   <table id="snowflake"><tbody></tbody></table>
 </main>
@@ -198,6 +208,16 @@ ${DASHBOARD_CHARTS_JS}
       });
     }, function (err) { $('segment-note').textContent = err.message; fill('tags', [], function () {}); });
   }
+  function loadNumbers() {
+    return api('GET', '/admin/numbers').then(function (data) {
+      fill('numbers', data.formats, function (tr, f) {
+        tr.dataset.key = f.key;
+        var latest = f.latest || { period: '-', maxSeq: '-', left: f.capacity };
+        var mine = f.buffer && f.buffer.current ? (f.buffer.current.period || 'none') + ': ' + f.buffer.current.next + '..' + f.buffer.current.max : '-';
+        [f.key, f.pattern, f.reset, f.step, latest.period || 'none', latest.maxSeq, latest.left, mine].forEach(function (v) { cell(tr, v); });
+      });
+    });
+  }
   function loadSnowflake() {
     return api('GET', '/admin/snowflake').then(function (s) {
       fill('snowflake', [['mode', s.mode], ['identity', s.identity], ['worker id', s.workerId === null ? '-' : s.workerId],
@@ -208,7 +228,7 @@ ${DASHBOARD_CHARTS_JS}
   }
   function loadAll() {
     say('');
-    return Promise.all([loadApps(), loadApp(), loadSegment(), loadSnowflake()]).catch(fail);
+    return Promise.all([loadApps(), loadApp(), loadSegment(), loadNumbers(), loadSnowflake()]).catch(fail);
   }
   function fail(err) { say(err.message); }
   function show() {
@@ -233,6 +253,13 @@ ${DASHBOARD_CHARTS_JS}
     if (f.step.value) { body.step = Number(f.step.value); }
     if (f.maxLimitId.value) { body.maxLimitId = f.maxLimitId.value; }
     api('POST', '/admin/apps', body).then(function (app) { selectedApp = app.appId; e.target.reset(); return loadAll(); }).catch(fail);
+  });
+  $('create-number').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var f = e.target.elements;
+    var body = { key: f.key.value, pattern: f.pattern.value, reset: f.resetPeriod.value };
+    if (f.step.value) { body.step = Number(f.step.value); }
+    api('POST', '/admin/numbers', body).then(function () { e.target.reset(); return loadNumbers(); }).catch(fail);
   });
   $('refill').addEventListener('click', function () {
     api('POST', '/admin/apps/' + selectedApp + '/refill').then(loadAll).catch(fail);

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { IdHistoryModule } from '../id-history/id-history.module';
 import { LeaseModule } from '../lease/lease.module';
+import { NumbersModule } from '../numbers/numbers.module';
 import { QueueIdModule } from '../queue-id/queue-id.module';
 import { SegmentModule } from '../segment/segment.module';
 import { SnowflakeModule } from '../snowflake/snowflake.module';
@@ -11,7 +13,7 @@ import { MetricsTokenGuard } from './metrics-token.guard';
 
 /** Prometheus metrics at GET /metrics (prom-client), and the in-memory history behind the dashboard's charts. */
 @Module({
-  imports: [QueueIdModule, SegmentModule, SnowflakeModule, LeaseModule],
+  imports: [QueueIdModule, SegmentModule, SnowflakeModule, LeaseModule, NumbersModule, IdHistoryModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsStateReader, MetricsTokenGuard, HistorySampler],
   exports: [HistorySampler],

@@ -4,13 +4,18 @@ import { FastifyInstance } from 'fastify';
 import { Counter, Histogram, collectDefaultMetrics } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { HistoryMonitor } from '../id-history/history-monitor';
 import { LeaseMonitor } from '../lease/lease-monitor';
+import { NumberMonitor } from '../numbers/number-monitor';
+import { NumberStatus } from '../numbers/number-status';
 import { RefillMonitor } from '../queue-id/refill-monitor';
 import { SnowflakeClockWaits } from '../snowflake/clock-waits';
 import { CounterTotals } from './core/activity-history';
 import { TtlSnapshot } from './core/ttl-snapshot';
+import { registerHistoryMetrics } from './history-metrics';
 import { HttpCounters, installHttpMetrics } from './http-metrics.hook';
 import { MetricsStateReader } from './metrics-state.reader';
+import { registerNumberMetrics } from './number-metrics';
 import { SlicedRegistry } from './sliced-registry';
 import { registerStateMetrics } from './state-metrics';
 import { StateSnapshot } from './state-snapshot';
@@ -27,6 +32,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   private unsubscribe: (() => void) | null = null;
   private unsubscribeRefusals: (() => void) | null = null;
   private unsubscribeLeases: (() => void) | null = null;
+  private unsubscribeNumbers: (() => void) | null = null;
   private readonly state: TtlSnapshot<StateSnapshot>;
   private http: HttpCounters | null = null;
   private refills: Counter<'trigger' | 'outcome'> | null = null;
@@ -38,6 +44,9 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly clockWaits: SnowflakeClockWaits,
     reader: MetricsStateReader,
     private readonly leaseMonitor: LeaseMonitor,
+    private readonly numberMonitor: NumberMonitor,
+    private readonly numberStatus: NumberStatus,
+    private readonly historyMonitor: HistoryMonitor,
   ) {
     this.state = new TtlSnapshot(() => reader.read(), config.metrics.stateTtlMs);
   }
@@ -94,6 +103,8 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
       }
     });
     registerStateMetrics(register, () => this.state.get());
+    this.unsubscribeNumbers = registerNumberMetrics(register, this.numberMonitor, this.numberStatus);
+    registerHistoryMetrics(register, this.historyMonitor);
     const waits = this.clockWaits;
     new Counter({
       name: 'shardleaf_snowflake_clock_rollback_waits_total',
@@ -122,6 +133,8 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     this.unsubscribeRefusals = null;
     this.unsubscribeLeases?.();
     this.unsubscribeLeases = null;
+    this.unsubscribeNumbers?.();
+    this.unsubscribeNumbers = null;
   }
 
   /** The state behind the gauges, shared with scrapes (at most one read per METRICS_STATE_TTL_MS). */

@@ -11,6 +11,8 @@ import { QueueLists } from './core/queue-lists';
 import { RefillAhead } from './core/refill-ahead';
 import { IdAllocEntity } from './id-alloc.entity';
 import { IdAllocRepository } from './id-alloc.repository';
+import { IdAllocHistoryRepository } from './history/id-alloc-history.repository';
+import { QueueHistoryController } from './history/queue-history.controller';
 import { QueueConfigService } from './queue-config.service';
 import { LeaseModule } from '../lease/lease.module';
 import { QueueIdController } from './queue-id.controller';
@@ -26,7 +28,7 @@ import { ReplicaAckService } from './replica-ack.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([IdAllocEntity]), LeaseModule],
-  controllers: [QueueIdController, QueueLeaseController, AdminAppsController],
+  controllers: [QueueIdController, QueueLeaseController, AdminAppsController, QueueHistoryController],
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
@@ -47,6 +49,7 @@ import { ReplicaAckService } from './replica-ack.service';
         }),
     },
     IdAllocRepository,
+    IdAllocHistoryRepository,
     QueueConfigService,
     QueueRefillService,
     ReplicaAckService,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { LeafAllocHistoryWriter } from './history/leaf-alloc-history.writer';
 
 /** The OK packet of an UPDATE (mysql2 through TypeORM's `query`). */
 interface UpdateResult {
@@ -10,37 +11,42 @@ interface UpdateResult {
 
 /**
  * The lease's row update on `leaf_alloc`: `max_id = max_id + count`, the new `max_id` read back
- * in the same statement's reply (`LAST_INSERT_ID(expr)`): one autocommitted statement, one round
- * trip, the row lock held only for it. The range is Leaf's: a fetch that moves `max_id` from M to
- * M + n owns the IDs M .. M + n - 1 (SegmentBuffer.fill). The row's `step` is not used: a lease
+ * in the same statement's reply (`LAST_INSERT_ID(expr)`), and the range recorded in
+ * `leaf_alloc_history`, in one transaction (the row lock is held until the history row is in).
+ * The range is Leaf's: a fetch that moves `max_id` from M to M + n owns the IDs M .. M + n - 1
+ * (SegmentBuffer.fill). The row's `step` is not used: a lease
  * takes exactly `count`, and the generator's own fetches (`max_id + GREATEST(step, …)`) on any
  * instance take the ranges after or before it.
  */
 @Injectable()
 export class LeafAllocLeaseRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly history: LeafAllocHistoryWriter,
+  ) {}
 
   /**
    * The new `max_id` after adding `count`; null when the tag has no row (never created, or
    * deleted); `{ belowOne }` when the row's max_id is below 1 (made by hand): the lease would
    * hold IDs below 1, so the row is left unchanged (and LAST_INSERT_ID cannot hold a negative).
    */
-  async advance(tag: string, count: number): Promise<bigint | null | { belowOne: bigint }> {
-    const result: UpdateResult = await this.dataSource.query(
-      'UPDATE leaf_alloc SET max_id = LAST_INSERT_ID(max_id + ?) WHERE biz_tag = ? AND max_id >= 1',
-      [count, tag],
-    );
-    if (Number(result.affectedRows) !== 1) {
-      // No row, or one below 1: told apart only on this rare path.
-      const rows: Array<{ max_id: string | number }> = await this.dataSource.query(
-        'SELECT max_id FROM leaf_alloc WHERE biz_tag = ?',
-        [tag],
+  advance(tag: string, count: number): Promise<bigint | null | { belowOne: bigint }> {
+    return this.dataSource.transaction(async (em) => {
+      const result: UpdateResult = await em.query(
+        'UPDATE leaf_alloc SET max_id = LAST_INSERT_ID(max_id + ?) WHERE biz_tag = ? AND max_id >= 1',
+        [count, tag],
       );
-      return rows.length === 0 ? null : { belowOne: BigInt(rows[0].max_id) };
-    }
-    if (result.insertId === undefined || result.insertId === null) {
-      throw new Error('leaf_alloc lease: the UPDATE reply carries no LAST_INSERT_ID');
-    }
-    return BigInt(result.insertId);
+      if (Number(result.affectedRows) !== 1) {
+        // No row, or one below 1: told apart only on this rare path.
+        const rows: Array<{ max_id: string | number }> = await em.query('SELECT max_id FROM leaf_alloc WHERE biz_tag = ?', [tag]);
+        return rows.length === 0 ? null : { belowOne: BigInt(rows[0].max_id) };
+      }
+      if (result.insertId === undefined || result.insertId === null) {
+        throw new Error('leaf_alloc lease: the UPDATE reply carries no LAST_INSERT_ID');
+      }
+      const maxId = BigInt(result.insertId);
+      await this.history.record(em, tag, maxId - BigInt(count), maxId - 1n);
+      return maxId;
+    });
   }
 }

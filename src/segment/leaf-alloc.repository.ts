@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LeafAlloc, LeafAllocStore } from './core/leaf-alloc-store';
+import { LeafAllocHistoryWriter } from './history/leaf-alloc-history.writer';
 import { LeafAllocEntity } from './leaf-alloc.entity';
 
 export interface LeafAllocRow {
@@ -42,17 +43,25 @@ interface AllocRow {
  */
 @Injectable()
 export class LeafAllocRepository implements LeafAllocStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly history: LeafAllocHistoryWriter,
+  ) {}
 
   async getAllTags(): Promise<string[]> {
     const rows: Array<{ biz_tag: string }> = await this.dataSource.query('SELECT biz_tag FROM leaf_alloc');
     return rows.map((r) => r.biz_tag);
   }
 
+  /** The fetch's range (max_id - step .. max_id - 1) is recorded in leaf_alloc_history in the same transaction. */
   updateMaxIdAndGetLeafAlloc(tag: string): Promise<LeafAlloc | null> {
     return this.dataSource.transaction(async (em) => {
       await em.query('UPDATE leaf_alloc SET max_id = max_id + step WHERE biz_tag = ?', [tag]);
-      return this.readAlloc(em, tag);
+      const alloc = await this.readAlloc(em, tag);
+      if (alloc) {
+        await this.recordFetch(em, alloc, alloc.step);
+      }
+      return alloc;
     });
   }
 
@@ -60,7 +69,11 @@ export class LeafAllocRepository implements LeafAllocStore {
   updateMaxIdByCustomStepAndGetLeafAlloc(tag: string, customStep: number): Promise<LeafAlloc | null> {
     return this.dataSource.transaction(async (em) => {
       await em.query('UPDATE leaf_alloc SET max_id = max_id + GREATEST(step, ?) WHERE biz_tag = ?', [customStep, tag]);
-      return this.readAlloc(em, tag);
+      const alloc = await this.readAlloc(em, tag);
+      if (alloc) {
+        await this.recordFetch(em, alloc, Math.max(alloc.step, customStep));
+      }
+      return alloc;
     });
   }
 
@@ -170,6 +183,12 @@ export class LeafAllocRepository implements LeafAllocStore {
       [tag],
     );
     return rows[0] ? BigInt(rows[0].max_id) : null;
+  }
+
+  /** Leaf's range rule: a fetch that moved max_id up by `step` owns max_id - step .. max_id - 1 (IDs from 1). */
+  private recordFetch(em: EntityManager, alloc: LeafAlloc, step: number): Promise<void> {
+    const from = alloc.maxId - BigInt(step);
+    return this.history.record(em, alloc.key, from < 1n ? 1n : from, alloc.maxId - 1n);
   }
 
   private async readAlloc(em: EntityManager, tag: string): Promise<LeafAlloc | null> {

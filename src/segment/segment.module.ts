@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LeaseModule } from '../lease/lease.module';
+import { LeafAllocHistoryRepository } from './history/leaf-alloc-history.repository';
+import { LeafAllocHistoryWriter } from './history/leaf-alloc-history.writer';
+import { SegmentHistoryController } from './history/segment-history.controller';
 import { LeafAllocLeaseRepository } from './leaf-alloc-lease.repository';
 import { LeafAllocEntity } from './leaf-alloc.entity';
 import { LeafAllocRepository } from './leaf-alloc.repository';
@@ -17,8 +20,10 @@ import { SegmentLeaseService } from './segment-lease.service';
 /** Leaf segment mode: `leaf_alloc`, a double buffer per tag, the ID route and its admin API. */
 @Module({
   imports: [TypeOrmModule.forFeature([LeafAllocEntity]), LeaseModule],
-  controllers: [SegmentController, SegmentAdminController, SegmentLeaseController],
+  controllers: [SegmentController, SegmentAdminController, SegmentLeaseController, SegmentHistoryController],
   providers: [
+    LeafAllocHistoryWriter,
+    LeafAllocHistoryRepository,
     LeafAllocRepository,
     segmentGeneratorProvider,
     SegmentService,

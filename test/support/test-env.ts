@@ -3,6 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { createApp } from '../../src/bootstrap';
+import { NO_TEST_HOOKS, TestHooks } from '../../src/common/test-hooks';
 import { AppConfig } from '../../src/config/app-config';
 import { DEFAULT_DB_QUERY_TIMEOUT_MS, loadConfig } from '../../src/config/load-config';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../src/config/redis-config';
@@ -81,6 +82,7 @@ export async function createTestEnv(name: string): Promise<TestEnv> {
     ADMIN_TOKEN,
     QUEUE_REFILL_CRON: 'off',
     QUEUE_RELOAD_CRON: 'off',
+    ID_HISTORY_PRUNE_CRON: 'off',
     // The dashboard's history timer reads the state too (sharing the /metrics cache): off, like the
     // crons; the suites of the history and the dashboard turn it on or tick it by hand.
     METRICS_HISTORY_INTERVAL_MS: '0',
@@ -132,10 +134,10 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void
 
 /**
  * A started (initialised, not listening) app; requests go through Fastify's inject. When the start
- * is refused, closes what was opened and rethrows.
+ * is refused, closes what was opened and rethrows. `hooks`: the test hooks (common/test-hooks.ts).
  */
-export async function startApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const app = await createApp(config);
+export async function startApp(config: AppConfig, hooks: TestHooks = NO_TEST_HOOKS): Promise<NestFastifyApplication> {
+  const app = await createApp(config, hooks);
   try {
     await app.init();
     await app.getHttpAdapter().getInstance().ready();

@@ -63,6 +63,8 @@ const MAX_APP_ID = 255;
 const MAX_LEASE_COUNT = 10_000_000;
 /** The server's largest snowflake batch. */
 const MAX_SNOWFLAKE_BATCH = 1000;
+/** The server's largest `count` of GET /api/number/{key}. */
+const MAX_NUMBER_BATCH = 1000;
 
 /**
  * IDs of a shardleaf service, handed out in this process from leased ranges: a double buffer per
@@ -235,6 +237,37 @@ export class ShardleafClient {
 
   async snowflakeIdBatchStrings(key: string, n: number): Promise<string[]> {
     return (await this.snowflakeIdBatch(key, n)).map(String);
+  }
+
+  /**
+   * A formatted business number of format `key` (GET /api/number/{key}), e.g. `ORD20261126000042`.
+   * Not leased nor buffered: each number's date and period are decided by the server's database
+   * when it is issued. A call that failed over after a timeout may have left a number unused (a gap).
+   */
+  async number(key: string): Promise<string> {
+    return (await this.numbers(key, 1))[0];
+  }
+
+  /** `n` numbers of format `key`, in order, fetched in batches of at most 1000 per call. */
+  async numbers(key: string, n: number): Promise<string[]> {
+    if (this.closed) {
+      throw new ShardleafClosedError();
+    }
+    if (typeof key !== 'string' || key.length === 0) {
+      throw new ShardleafArgumentError('key', 'key must be a non-empty string');
+    }
+    const size = count(n);
+    const out: string[] = [];
+    while (out.length < size) {
+      const batch = Math.min(MAX_NUMBER_BATCH, size - out.length);
+      const body = await this.transport.request<{ numbers?: unknown }>('GET', `/api/number/${encodeURIComponent(key)}?count=${batch}`);
+      const numbers = body.numbers;
+      if (!Array.isArray(numbers) || numbers.length !== batch || !numbers.every((x) => typeof x === 'string')) {
+        throw new Error(`the server answered ${JSON.stringify(body).slice(0, 200)} for ${batch} numbers of '${key}'`);
+      }
+      out.push(...numbers);
+    }
+    return out;
   }
 
   buffers(): BufferView[] {

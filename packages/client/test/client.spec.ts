@@ -240,6 +240,21 @@ describe('ShardleafClient against a fake server', () => {
     await c.close();
   });
 
+  it('number(key) and numbers(key, n): one call per number or per batch of up to 1000, failover included', async () => {
+    const servers = new FakeServers();
+    const c = client(servers, new FakeClock());
+    expect(await c.number('ORD')).toBe('ORD-1');
+    servers.mode(B, '503');
+    const many = await c.numbers('ORD', 2500);
+    expect(many).toHaveLength(2500);
+    expect(many[0]).toBe('ORD-2');
+    expect(new Set(many).size).toBe(2500);
+    expect(servers.calls.filter((call) => call.path === '/api/number/ORD' && call.server !== B).map((call) => call.count)).toEqual([1, 1000, 1000, 500]);
+    await expect(c.number('NOPE')).rejects.toMatchObject({ status: 404, error: 'NUMBER_FORMAT_NOT_FOUND' });
+    await c.close();
+    await expect(c.number('ORD')).rejects.toBeInstanceOf(ShardleafClosedError);
+  });
+
   it('validates its arguments locally: every promise-returning method rejects, never throws', async () => {
     const servers = new FakeServers();
     const c = client(servers, new FakeClock());
@@ -256,6 +271,8 @@ describe('ShardleafClient against a fake server', () => {
       ['segmentIdBatch n 1.5', () => c.segmentIdBatch('orders', 1.5), ShardleafArgumentError],
       ['snowflakeId key ""', () => c.snowflakeId(''), ShardleafArgumentError],
       ['snowflakeIdBatch n -1', () => c.snowflakeIdBatch('default', -1), ShardleafArgumentError],
+      ['number key ""', () => c.number(''), ShardleafArgumentError],
+      ['numbers n 0', () => c.numbers('ORD', 0), ShardleafArgumentError],
     ];
     for (const [name, call, type] of calls) {
       let promise: Promise<unknown> | undefined;

@@ -75,6 +75,8 @@ export class FakeServers {
   /** Apps and tags that exist (404 otherwise). */
   readonly apps = new Set<number>([1, 2]);
   readonly tags = new Set<string>(['orders', 'users']);
+  /** Number formats (404 otherwise): each prints `<KEY>-<n>`. */
+  readonly formats = new Set<string>(['ORD']);
 
   mode(server: string, mode: ServerMode): void {
     this.modes.set(server, mode);
@@ -157,6 +159,16 @@ export class FakeServers {
       const max = (this.rows.get(key) ?? 1n) + BigInt(count);
       this.rows.set(key, max);
       return reply(200, { key: tag, from: String(max - BigInt(count)), to: String(max - 1n), count });
+    }
+    m = /^\/api\/number\/(.+)$/.exec(u.pathname);
+    if (m && method === 'GET') {
+      const key = decodeURIComponent(m[1]);
+      if (!this.formats.has(key)) {
+        return reply(404, { code: -300, error: 'NUMBER_FORMAT_NOT_FOUND', message: `no number format '${key}'` });
+      }
+      const next = this.rows.get(`n:${key}`) ?? 0n;
+      this.rows.set(`n:${key}`, next + BigInt(count));
+      return reply(200, { numbers: Array.from({ length: count }, (_, i) => `${key}-${next + BigInt(i) + 1n}`) });
     }
     m = /^\/api\/snowflake\/get\/(.+)$/.exec(u.pathname);
     if (m && method === 'GET') {

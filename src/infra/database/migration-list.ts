@@ -5,6 +5,9 @@ import { CreateIdAllocNextProcedure1763770500000 } from '../../../migrations/176
 import { CreateIdAllocRetired1763770600000 } from '../../../migrations/1763770600000-create-id-alloc-retired';
 import { CreateLeafAllocRetired1763770700000 } from '../../../migrations/1763770700000-create-leaf-alloc-retired';
 import { AddLeafWorkeridAllocOwner1763770800000 } from '../../../migrations/1763770800000-add-leaf-workerid-alloc-owner';
+import { CreateNumberFormats1763770900000 } from '../../../migrations/1763770900000-create-number-formats';
+import { CreateIdAllocHistory1763771000000 } from '../../../migrations/1763771000000-create-id-alloc-history';
+import { CreateLeafAllocHistory1763771100000 } from '../../../migrations/1763771100000-create-leaf-alloc-history';
 
 /** Every migration, in order. Listed explicitly (no glob) so ts-node, Jest and dist load the same classes. */
 export const MIGRATIONS = [
@@ -15,4 +18,7 @@ export const MIGRATIONS = [
   CreateIdAllocRetired1763770600000,
   CreateLeafAllocRetired1763770700000,
   AddLeafWorkeridAllocOwner1763770800000,
+  CreateNumberFormats1763770900000,
+  CreateIdAllocHistory1763771000000,
+  CreateLeafAllocHistory1763771100000,
 ];

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { errorSpec } from '../../../src/common/error-catalog';
 import { ErrorKind } from '../../../src/common/id-gen.error';
 import { IdLedger } from './id-ledger';
@@ -6,9 +7,17 @@ import { ServiceProcess } from './service-process';
 /** The documented error codes with their HTTP status (the error catalog). */
 const DOCUMENTED = new Set<string>(Object.values(ErrorKind).map((kind) => `${errorSpec(kind).status} ${errorSpec(kind).code}`));
 
+/** One 200 reply: what it returned, from which instance, sent and received when (performance.now()). */
+export interface LoadReply {
+  service: string;
+  start: number;
+  end: number;
+  items: string[];
+}
+
 export interface LoadOptions {
   services: ServiceProcess[];
-  /** Path and query of request number `n` (a batch route answering {"ids": [...]}). */
+  /** Path and query of request number `n` (a batch route answering {"ids": [...]} or {"numbers": [...]}). */
   path: (n: number) => string;
   concurrency: number;
   /** Stop once the ledger holds this many IDs… */
@@ -22,6 +31,8 @@ export interface LoadOptions {
   keepGoing?: () => boolean;
   /** Any answer (an ID or an error) slower than this is a violation (the bounds on backend calls). */
   maxAnswerMs?: number;
+  /** Called with every 200 reply (after its IDs or numbers went to the ledger). */
+  onReply?: (reply: LoadReply) => void;
 }
 
 export interface LoadReport {
@@ -56,7 +67,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       const service = live[(n + w) % live.length];
       const path = options.path(n++);
       report.requests++;
-      await one(service, path, options.ledger, report, options.maxAnswerMs);
+      await one(service, path, options, report);
       options.onProgress?.();
     }
   };
@@ -65,11 +76,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   return report;
 }
 
-async function one(service: ServiceProcess, path: string, ledger: IdLedger, report: LoadReport, maxAnswerMs?: number): Promise<void> {
+/** A formatted number: printable ASCII, as the patterns allow. */
+const NUMBER = /^[A-Za-z0-9_.:/#@+-]{1,64}$/;
+
+async function one(service: ServiceProcess, path: string, options: LoadOptions, report: LoadReport): Promise<void> {
+  const { ledger, maxAnswerMs } = options;
   let status: number;
   let body: string;
   let contentType: string;
   const started = Date.now();
+  const start = performance.now();
   try {
     const res = await fetch(`${service.baseUrl}${path}`, { signal: AbortSignal.timeout(20_000) });
     status = res.status;
@@ -89,15 +105,17 @@ async function one(service: ServiceProcess, path: string, ledger: IdLedger, repo
     return;
   }
   if (status === 200) {
-    // A batch answers {"ids": [...]}, a single get the ID as text.
-    const ids = contentType.includes('json') ? (JSON.parse(body) as { ids: string[] }).ids : [body];
-    for (const id of ids) {
-      if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) >= 1n << 63n) {
-        report.violations.push(`${service.name}: not a positive 64-bit ID: ${id}`);
+    // A batch answers {"ids": [...]} (numbers {"numbers": [...]}), a single get the ID as text.
+    const parsed = contentType.includes('json') ? (JSON.parse(body) as { ids?: string[]; numbers?: string[] }) : { ids: [body] };
+    const items = parsed.numbers ?? parsed.ids ?? [];
+    for (const item of items) {
+      if (parsed.numbers ? !NUMBER.test(item) : !/^[1-9][0-9]{0,18}$/.test(item) || BigInt(item) >= 1n << 63n) {
+        report.violations.push(`${service.name}: not a ${parsed.numbers ? 'formatted number' : 'positive 64-bit ID'}: ${item}`);
       }
-      ledger.add(id, service.name);
+      ledger.add(item, service.name);
     }
     report.ok++;
+    options.onReply?.({ service: service.name, start, end: performance.now(), items });
     return;
   }
   const problem = checkError(status, contentType, body);

@@ -1,6 +1,6 @@
 import { pollUntil } from '../../support/poll';
 import { IdLedger } from './id-ledger';
-import { LoadReport, formatErrors, runLoad } from './load-driver';
+import { LoadReply, LoadReport, formatErrors, runLoad } from './load-driver';
 import { ServiceProcess } from './service-process';
 
 /** CHAOS_SCALE multiplies the IDs each scenario checks (default 1: at least 2 million in all). */
@@ -19,6 +19,8 @@ export interface ScenarioOptions {
   probe: (n: number) => string;
   /** Every answer during and after the fault within this (LoadOptions.maxAnswerMs). */
   maxAnswerMs?: number;
+  /** Every 200 reply of the load (not of the probes). */
+  onReply?: (reply: LoadReply) => void;
 }
 
 export interface ScenarioResult {
@@ -28,6 +30,18 @@ export interface ScenarioResult {
   after: LoadReport;
   /** Instances that did not serve the probe after the fault (should be none). */
   unrecovered: string[];
+}
+
+/**
+ * The end state every scenario must reach: zero duplicates, only documented errors, every instance
+ * serving again by itself, and at least `target` distinct IDs checked. Prints the summary line.
+ */
+export function expectClean(r: ScenarioResult, target: number): void {
+  console.log(summary(r));
+  expect(r.ledger.duplicates.slice(0, 5)).toEqual([]);
+  expect([...r.during.violations, ...r.after.violations].slice(0, 5)).toEqual([]);
+  expect(r.unrecovered).toEqual([]);
+  expect(r.ledger.size).toBeGreaterThanOrEqual(target);
 }
 
 /** One scenario line of the suite's summary. */
@@ -75,6 +89,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     // The load goes on for as long as the fault lasts.
     keepGoing: () => fault !== null && !faultOver,
     maxAnswerMs: o.maxAnswerMs,
+    onReply: o.onReply,
   });
   // The load is bounded; a fault that did not start yet starts now.
   await (fault ?? o.fault(ledger));
@@ -89,6 +104,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     maxMs: 120_000,
     ledger,
     maxAnswerMs: o.maxAnswerMs,
+    onReply: o.onReply,
   });
   const unrecovered: string[] = [];
   for (const service of o.services) {
@@ -109,7 +125,8 @@ async function serves(service: ServiceProcess, probe: (n: number) => string, led
     if (res.status !== 200) {
       return false;
     }
-    for (const id of (JSON.parse(body) as { ids: string[] }).ids) {
+    const parsed = JSON.parse(body) as { ids?: string[]; numbers?: string[] };
+    for (const id of parsed.numbers ?? parsed.ids ?? []) {
       ledger.add(id, `${service.name}/probe`);
     }
     return true;

@@ -22,6 +22,14 @@ export const BUILD_DIR = join(
 const MAIN = join(BUILD_DIR, 'test', 'chaos', 'support', 'service-main.js');
 const TSCONFIG = join('test', 'chaos', 'support', 'tsconfig.service.json');
 
+/**
+ * The environment of a service process whose wall clock is `ms` off (clock-shift.ts, preloaded):
+ * Date.now() and new Date() read the shifted time, the monotonic clocks do not.
+ */
+export function shiftedClockEnv(ms: number): Record<string, string> {
+  return { NODE_OPTIONS: `--require ${join(OUT_DIR, 'test', 'chaos', 'support', 'clock-shift.js')}`, CLOCK_SHIFT_MS: String(ms) };
+}
+
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

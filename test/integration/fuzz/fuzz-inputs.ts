@@ -47,6 +47,16 @@ export const BAD_JSON_BODIES = [
   `{"appName":"${'a'.repeat(70_000)}"}`,
 ];
 
+export const BAD_PATTERNS = [
+  '', 'ORD', '{seq:0}', '{seq:19}', '{seq62:11}', '{seq:2}{seq:2}', '{', '}', '{seq:2', '{yyyy{seq:2}', '{}', '{YYYY}{seq:2}',
+  'A B{seq:2}', '%{seq:2}', '😀{seq:2}', '{seq:-1}', '{seq:1e1}', `${'A'.repeat(70)}{seq:2}`, '{seq:2}\u0000', null, 5, [], {},
+];
+
+export const BAD_TIMES = [
+  '', 'now', 'yesterday', '2026-11-26', '2026-11-26T09:00:00', '2026-13-01T00:00:00Z', '2026-11-26T25:00:00Z', '-1', '1e12',
+  '99999999999999999', '2026-11-26T09:00:00+99:00', '0x10', '１７００００００００', '2026-11-26T09:00:00Z ',
+];
+
 export const CONTENT_TYPES = [
   undefined, 'application/json', 'text/plain', 'application/xml', 'multipart/form-data; boundary=x',
   'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'application/json; charset=bogus',

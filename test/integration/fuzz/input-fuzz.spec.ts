@@ -1,6 +1,16 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ADMIN_TOKEN, TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
-import { BAD_JSON_BODIES, BAD_NUMBERS, BAD_STRINGS, CONTENT_TYPES, PATH_TRICKS, Rng, TOKENS } from './fuzz-inputs';
+import {
+  BAD_JSON_BODIES,
+  BAD_NUMBERS,
+  BAD_PATTERNS,
+  BAD_STRINGS,
+  BAD_TIMES,
+  CONTENT_TYPES,
+  PATH_TRICKS,
+  Rng,
+  TOKENS,
+} from './fuzz-inputs';
 
 /**
  * Sends at least 10,000 generated malformed requests across every route (in-process through
@@ -43,7 +53,7 @@ function generate(rng: Rng): FuzzRequest {
     return rng.pick(BAD_JSON_BODIES);
   };
   const badId = (): string => enc(rng, rng.pick(BAD_NUMBERS));
-  switch (rng.int(10)) {
+  switch (rng.int(12)) {
     case 0: {
       const q = [`gatePass=${enc(rng, rng.pick(BAD_STRINGS))}`];
       if (rng.next() < 0.7) {
@@ -100,6 +110,41 @@ function generate(rng: Rng): FuzzRequest {
           : `/api/segment/lease/${enc(rng, rng.pick(BAD_STRINGS))}?${count}`;
       return { method, url, headers, payload: rng.next() < 0.2 ? body() : undefined };
     }
+    case 9: {
+      // Number formats: the route, and the admin API with malformed keys and bodies.
+      if (rng.next() < 0.5) {
+        headers.authorization = `Bearer ${ADMIN_TOKEN}`;
+      }
+      const key = enc(rng, rng.pick([...BAD_STRINGS, 'ord']));
+      const [method, url, withBody] = rng.pick([
+        ['GET', `/api/number/${key}?count=${badId()}`, false],
+        ['GET', `/api/number/${key}`, false],
+        ['POST', '/admin/numbers', true],
+        ['GET', `/admin/numbers/${key}`, false],
+        ['PATCH', `/admin/numbers/${key}`, true],
+        ['DELETE', `/admin/numbers/${key}`, false],
+      ] as const);
+      const payload = withBody
+        ? rng.next() < 0.5
+          ? body()
+          : JSON.stringify({ key: rng.pick(['x', '', 'a b']), pattern: rng.pick(BAD_PATTERNS), reset: rng.pick(['daily', 'x', 1]) })
+        : undefined;
+      if (withBody && payload !== undefined && headers['content-type'] === undefined) {
+        headers['content-type'] = 'application/json';
+      }
+      return { method, url, headers, payload };
+    }
+    case 10: {
+      // The allocation history: decode and "ID at time" with malformed IDs, tags and times.
+      const [url] = rng.pick([
+        [`/api/id/decode/${badId()}`],
+        [`/api/id/${rng.next() < 0.5 ? '1' : badId()}/at?time=${enc(rng, rng.pick(BAD_TIMES))}&shard=${badId()}`],
+        [`/api/id/1/at?time=${enc(rng, rng.pick(BAD_TIMES))}&gatePass=${enc(rng, rng.pick(BAD_STRINGS))}`],
+        [`/api/segment/decode/${enc(rng, rng.pick(BAD_STRINGS))}/${badId()}`],
+        [`/api/segment/at/${enc(rng, rng.pick(BAD_STRINGS))}?time=${enc(rng, rng.pick(BAD_TIMES))}`],
+      ] as const);
+      return { method: rng.next() < 0.9 ? 'GET' : rng.pick(METHODS), url, headers };
+    }
     default: {
       const method = rng.pick(METHODS);
       const url = rng.pick([...PATH_TRICKS, '/health/live', '/health/ready', '/metrics', '/dashboard', '/api/snowflake/time']);
@@ -116,6 +161,7 @@ describe('input fuzzing', () => {
     env = await createTestEnv('fuzz');
     app = await startApp(env.config({ SNOWFLAKE_MODE: 'off' }));
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 1, appName: 'fuzz', step: 1000 } })).status).toBe(201);
+    expect((await request(app, 'POST', '/admin/numbers', { body: { key: 'ord', pattern: 'ORD{yyyyMMdd}{seq:6}', reset: 'daily' } })).status).toBe(201);
   });
 
   afterAll(async () => {

@@ -234,6 +234,26 @@ describe('admin dashboard in headless Chromium', () => {
     expect(consoleProblems).toEqual([]);
   });
 
+  it('creates a number format and shows its period and last sequence', async () => {
+    await page.fill('#create-number input[name=key]', 'orders');
+    await page.fill('#create-number input[name=pattern]', 'ORD{yyyyMMdd}{seq:6}');
+    await page.selectOption('#create-number select[name=resetPeriod]', 'daily');
+    await page.fill('#create-number input[name=step]', '10');
+    await page.click('#create-number button[type=submit]');
+    await page.waitForSelector('#numbers tr[data-key="orders"]');
+    expect(await page.textContent('#numbers tr[data-key="orders"] td:nth-child(6)')).toBe('-');
+    // One number: the first segment (step 10) holds 1..10, 10 % is not used yet, so nothing is preloaded.
+    const got = await fetch(`${base}/api/number/orders`);
+    expect(got.status).toBe(200);
+    await page.click('#reload');
+    await page.waitForFunction(
+      () => (globalThis as unknown as PageGlobal).document.querySelector('#numbers tr[data-key="orders"] td:nth-child(6)')?.textContent === '10',
+    );
+    expect(await page.textContent('#numbers tr[data-key="orders"] td:nth-child(5)')).toMatch(/^\d{8}$/);
+    expect(await page.textContent('#numbers tr[data-key="orders"] td:nth-child(8)')).toMatch(/^\d{8}: 2\.\.10$/);
+    expect(await page.textContent('#message')).toBe('');
+  });
+
   it('refuses a wrong token and returns to the login form', async () => {
     await page.click('#logout');
     await page.fill('#token', 'not-the-token');

@@ -39,6 +39,10 @@ describe('Prometheus /metrics', () => {
     expect((await request(app, 'POST', '/admin/segment/tags', { body: { tag: 'orders', step: 50 } })).status).toBe(201);
     expect((await request(app, 'GET', '/api/segment/get/orders?count=2', { token: null })).status).toBe(200);
     expect((await request(app, 'GET', '/api/snowflake/get/any?count=3', { token: null })).status).toBe(200);
+    expect((await request(app, 'POST', '/admin/numbers', { body: { key: 'm', pattern: 'M{seq:4}', step: 10 } })).status).toBe(201);
+    expect((await request(app, 'GET', '/api/number/m?count=3', { token: null })).status).toBe(200);
+    expect((await request(app, 'GET', '/api/number/m', { token: null })).status).toBe(200);
+    expect((await request(app, 'GET', '/api/number/none', { token: null })).status).toBe(404);
     // Errors mapped by the ErrorFilter (a Nest route, Fastify's body parser, the not-found handler).
     expect((await request(app, 'GET', '/admin/apps/x')).status).toBe(400);
     expect((await request(app, 'POST', '/admin/apps', { rawBody: '{', headers: { 'content-type': 'application/json' } })).status).toBe(400);
@@ -53,6 +57,15 @@ describe('Prometheus /metrics', () => {
     expect(sample(text, 'shardleaf_ids_issued_total{generator="queue"}')).toBe(6);
     expect(sample(text, 'shardleaf_ids_issued_total{generator="segment"}')).toBe(2);
     expect(sample(text, 'shardleaf_ids_issued_total{generator="snowflake"}')).toBe(3);
+  });
+
+  it('counts formatted numbers by format, their allocations, and what this instance holds', () => {
+    expect(sample(text, 'shardleaf_numbers_issued_total{format="m"}')).toBe(4);
+    expect(sample(text, 'shardleaf_number_allocations_total{outcome="allocated"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'shardleaf_number_allocations_total{outcome="not_found"}')).toBe(1);
+    expect(sample(text, 'shardleaf_number_clock_reads_total{outcome="period_over"}')).toBe(0);
+    expect(sample(text, 'shardleaf_number_segment_left{format="m"}')).toBeGreaterThan(0);
+    expect(sample(text, 'shardleaf_http_errors_total{route="/api/number/:key",status="404",error="NUMBER_FORMAT_NOT_FOUND"}')).toBe(1);
   });
 
   it('counts requests by route pattern and status, and errors by kind', () => {

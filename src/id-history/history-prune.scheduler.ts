@@ -1,0 +1,41 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { CronJob } from 'cron';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { HistoryPruner } from './history-pruner';
+
+const JOB = 'id-history-prune';
+
+/**
+ * Prunes the allocation history on ID_HISTORY_PRUNE_CRON (hourly by default; `off` = never). A tick
+ * due while the last run still goes is skipped (cron's waitForCompletion); a failed run is logged
+ * and the next one starts where it stopped.
+ */
+@Injectable()
+export class HistoryPruneScheduler implements OnApplicationBootstrap {
+  private readonly logger = new Logger(HistoryPruneScheduler.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly schedulerRegistry: SchedulerRegistry,
+    private readonly pruner: HistoryPruner,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const cron = this.config.idHistory.pruneCron;
+    if (cron === null) {
+      return;
+    }
+    const job = CronJob.from({
+      cronTime: cron,
+      onTick: async () => {
+        await this.pruner.prune();
+      },
+      start: true,
+      waitForCompletion: true,
+      errorHandler: (err) => this.logger.warn(`pruning the allocation history failed: ${(err as Error).message}`),
+    });
+    this.schedulerRegistry.addCronJob(JOB, job);
+  }
+}

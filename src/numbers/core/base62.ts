@@ -1,0 +1,36 @@
+/** Base-62 digits in ASCII order: `0-9`, then `A-Z`, then `a-z` (so a fixed-width text sorts as its value). */
+export const BASE62_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * `n` in base 62, zero-padded (with '0') to `width` digits. Throws a RangeError when `n` is negative
+ * or needs more than `width` digits: a number is never longer than its pattern says.
+ */
+export function toBase62(n: bigint, width: number): string {
+  return toBase(n, width, 62n);
+}
+
+/** `n` in decimal, zero-padded to `width` digits; a RangeError when it does not fit. */
+export function toDecimal(n: bigint, width: number): string {
+  return toBase(n, width, 10n);
+}
+
+function toBase(n: bigint, width: number, base: bigint): string {
+  if (n < 0n) {
+    throw new RangeError(`a sequence is never negative, got ${n}`);
+  }
+  let digits = '';
+  let rest = n;
+  do {
+    digits = BASE62_DIGITS[Number(rest % base)] + digits;
+    rest /= base;
+  } while (rest > 0n);
+  if (digits.length > width) {
+    throw new RangeError(`sequence ${n} does not fit in ${width} base-${base} digits`);
+  }
+  return digits.padStart(width, '0');
+}
+
+/** The largest value of `width` digits in `base` (10 or 62): base^width - 1. */
+export function largestOf(width: number, base: 10 | 62): bigint {
+  return BigInt(base) ** BigInt(width) - 1n;
+}

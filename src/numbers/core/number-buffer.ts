@@ -1,0 +1,60 @@
+import { NumberSegment, PeriodProof } from './number-segment';
+
+/** This instance's state of one key, for the admin API and the dashboard. */
+export interface NumberBufferView {
+  key: string;
+  loading: boolean;
+  current: NumberSegmentView | null;
+  next: NumberSegmentView | null;
+  /** The period this instance knows to be used up, or null. */
+  exhaustedPeriod: string | null;
+}
+
+export interface NumberSegmentView {
+  period: string;
+  next: string;
+  max: string;
+  left: string;
+  /** Monotonic ms the segment may still be used without reading the database clock (may be negative). */
+  validForMs: number;
+}
+
+/** The double buffer of one key: current and next segment, the one allocation and clock reading in flight. */
+export class NumberBuffer {
+  current: NumberSegment | null = null;
+  next: NumberSegment | null = null;
+  loading: Promise<void> | null = null;
+  reading: Promise<void> | null = null;
+  exhausted: PeriodProof | null = null;
+
+  constructor(readonly key: string) {}
+
+  /** The most recent proof this buffer holds (for the distance to the period's end). */
+  latestProof(): PeriodProof | null {
+    return this.next?.proof ?? this.current?.proof ?? null;
+  }
+}
+
+/** A buffer's state for the admin API: its segments' periods, sequences and how long their proofs hold. */
+export function bufferView(buffer: NumberBuffer, now: number): NumberBufferView {
+  return {
+    key: buffer.key,
+    loading: buffer.loading !== null,
+    current: segmentView(buffer.current, now),
+    next: segmentView(buffer.next, now),
+    exhaustedPeriod: buffer.exhausted?.period.key ?? null,
+  };
+}
+
+function segmentView(segment: NumberSegment | null, now: number): NumberSegmentView | null {
+  if (segment === null) {
+    return null;
+  }
+  return {
+    period: segment.period.key,
+    next: segment.next.toString(),
+    max: segment.max.toString(),
+    left: segment.left.toString(),
+    validForMs: Math.round(segment.proof.until - now),
+  };
+}

@@ -1,0 +1,69 @@
+import { badInput } from '../common/id-gen.error';
+import { parseBodyInt, parseObjectBody, parseOptionalString, truncate } from '../common/input';
+import { checkPatternForReset, parsePattern } from './core/number-pattern';
+import { RESET_PERIODS, ResetPeriod } from './core/period';
+import { NewNumberFormat, NumberFormatPatch } from './number-format.repository';
+
+export const KEY_MAX_LENGTH = 64;
+export const DEFAULT_NUMBER_STEP = 100;
+export const MAX_NUMBER_STEP = 100_000;
+const DESCRIPTION_MAX = 256;
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+/** A format key: 1..64 of `A-Z a-z 0-9 . _ : -`, starting with a letter or digit. */
+export function parseNumberKey(name: string, raw: unknown): string {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > KEY_MAX_LENGTH || !KEY.test(raw)) {
+    const shown = typeof raw === 'string' ? truncate(raw) : '';
+    throw badInput(
+      `${name} must be 1..${KEY_MAX_LENGTH} of A-Z a-z 0-9 . _ : - starting with a letter or digit, got '${shown}'`,
+    );
+  }
+  return raw;
+}
+
+/** `POST /admin/numbers` body: `{key, pattern, reset?, step?, description?}`. */
+export function parseCreateFormat(body: unknown): NewNumberFormat {
+  const b = parseObjectBody(body, ['key', 'pattern', 'reset', 'step', 'description']);
+  const key = parseNumberKey('key', b.key);
+  const pattern = parsePattern(b.pattern);
+  const reset = parseReset(b.reset);
+  checkPatternForReset(pattern, reset);
+  return {
+    key,
+    pattern: pattern.source,
+    reset,
+    step: b.step === undefined ? DEFAULT_NUMBER_STEP : parseBodyInt('step', b.step, 1, MAX_NUMBER_STEP),
+    description: parseOptionalString('description', b.description, DESCRIPTION_MAX) ?? null,
+  };
+}
+
+/** `PATCH /admin/numbers/{key}` body: step and/or description (null clears it); never the pattern or reset. */
+export function parsePatchFormat(body: unknown): NumberFormatPatch {
+  const b = parseObjectBody(body, ['step', 'description', 'pattern', 'reset']);
+  if (b.pattern !== undefined || b.reset !== undefined) {
+    throw badInput(
+      'pattern and reset cannot change: numbers already issued could be printed again; create a format with a new key',
+    );
+  }
+  const patch: NumberFormatPatch = {};
+  if (b.step !== undefined) {
+    patch.step = parseBodyInt('step', b.step, 1, MAX_NUMBER_STEP);
+  }
+  if (b.description !== undefined) {
+    patch.description = parseOptionalString('description', b.description, DESCRIPTION_MAX) ?? null;
+  }
+  if (Object.keys(patch).length === 0) {
+    throw badInput('nothing to change: give step or description');
+  }
+  return patch;
+}
+
+function parseReset(raw: unknown): ResetPeriod {
+  if (raw === undefined) {
+    return 'none';
+  }
+  if (typeof raw !== 'string' || !(RESET_PERIODS as readonly string[]).includes(raw)) {
+    throw badInput(`reset must be one of ${RESET_PERIODS.join(', ')}`);
+  }
+  return raw as ResetPeriod;
+}

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { BoundedDb } from '../../infra/database/bounded-db';
+import { ER_NO_SUCH_TABLE, errnoOf } from '../../infra/database/mysql-errors';
+
+/** A range of IDs one fetch or lease of a tag took, and when (the database's UTC time). */
+export interface AllocatedIds {
+  from: bigint;
+  to: bigint;
+  allocatedAt: Date;
+}
+
+interface RangeRow {
+  from_id: string;
+  to_id: string;
+  allocated_at: Date;
+}
+
+/** Reads of `leaf_alloc_history` (written by LeafAllocHistoryWriter); each bounded by ID_HISTORY_DB_TIMEOUT_MS. */
+@Injectable()
+export class LeafAllocHistoryRepository {
+  private readonly db: BoundedDb;
+
+  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
+    this.db = new BoundedDb(dataSource, config.idHistory.dbTimeoutMs);
+  }
+
+  /** The range of the tag holding `id`, or null (older than the history, or never allocated). */
+  async rangeOf(tag: string, id: bigint): Promise<AllocatedIds | null> {
+    const rows = await this.read(
+      `reading the allocation of '${tag}' ID ${id}`,
+      'SELECT from_id, to_id, allocated_at FROM leaf_alloc_history WHERE biz_tag = ? AND to_id >= ? ORDER BY to_id LIMIT 1',
+      [tag, id.toString()],
+    );
+    const range = rows[0] ? toRange(rows[0]) : null;
+    return range !== null && range.from <= id ? range : null;
+  }
+
+  /** The first range of the tag allocated at or after `time`; the tag's ranges increase with time. */
+  async firstAtOrAfter(tag: string, time: Date): Promise<AllocatedIds | null> {
+    const rows = await this.read(
+      `finding the first allocation of '${tag}' at or after ${time.toISOString()}`,
+      'SELECT from_id, to_id, allocated_at FROM leaf_alloc_history WHERE biz_tag = ? AND allocated_at >= ? ' +
+        'ORDER BY allocated_at, to_id LIMIT 1',
+      [tag, time.toISOString().replace('T', ' ').slice(0, 23)], // UTC, as UTC_TIMESTAMP(3) wrote it
+    );
+    return rows[0] ? toRange(rows[0]) : null;
+  }
+
+  /** One bounded read; none at all without the table (migrations not run: nothing is recorded). */
+  private async read(what: string, sql: string, params: unknown[]): Promise<RangeRow[]> {
+    try {
+      return await this.db.query<RangeRow[]>(what, sql, params);
+    } catch (err) {
+      if (errnoOf(err) === ER_NO_SUCH_TABLE) {
+        return [];
+      }
+      throw err;
+    }
+  }
+}
+
+function toRange(row: RangeRow): AllocatedIds {
+  return { from: BigInt(row.from_id), to: BigInt(row.to_id), allocatedAt: row.allocated_at };
+}

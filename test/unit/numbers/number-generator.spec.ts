@@ -1,0 +1,219 @@
+import { ErrorKind } from '../../../src/common/id-gen.error';
+import { NumberGenerator } from '../../../src/numbers/core/number-generator';
+import { errorKindOf as kindOf } from '../../support/error-kind';
+import { FakeMonotonic, FakeNumberStore, World, parseDbTime } from './fake-number-store';
+
+const OPTIONS = { marginMs: 1000, trustMs: 60_000, boundaryWindowMs: 5000 };
+
+function instance(store: FakeNumberStore, offsetMs = 0): NumberGenerator {
+  return new NumberGenerator(store, { ...OPTIONS, clock: new FakeMonotonic(store.world, offsetMs) });
+}
+
+/** A second instance's view of the same database (its own connection: a gate of its own). */
+function sameDatabase(store: FakeNumberStore): FakeNumberStore {
+  const other = new FakeNumberStore(store.world);
+  Object.assign(other, { formats: store.formats, sequences: store.sequences });
+  return other;
+}
+
+describe('NumberGenerator', () => {
+  let world: World;
+  let store: FakeNumberStore;
+
+  beforeEach(() => {
+    world = new World(parseDbTime('2026-11-26 09:00:00'));
+    store = new FakeNumberStore(world);
+    store.define('ord', 'ORD{yyyyMMdd}{seq:6}', 'daily');
+  });
+
+  it('the first two numbers of the day are 000001 and 000002, dated by the database clock', async () => {
+    const gen = instance(store, 86_400_000 * 3);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000002']);
+    expect(await gen.next('ord', 3)).toEqual(['ORD20261126000003', 'ORD20261126000004', 'ORD20261126000005']);
+  });
+
+  it('never reads the wall clock', async () => {
+    const spy = jest.spyOn(Date, 'now').mockImplementation(() => {
+      throw new Error('the wall clock was read');
+    });
+    try {
+      const gen = instance(store);
+      world.advance(15 * 3600_000);
+      expect(await gen.next('ord', 2)).toEqual(['ORD20261127000001', 'ORD20261127000002']);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('serves from segments: one allocation per step, the next one preloaded after 10 %', async () => {
+    const gen = instance(store);
+    const out: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      out.push(...(await gen.next('ord', 1)));
+    }
+    expect(out).toEqual(Array.from({ length: 25 }, (_, i) => `ORD20261126${String(i + 1).padStart(6, '0')}`));
+    // 1..10, then 11..20, 21..30 and 31..40 each preloaded once 10 % of the one before was used.
+    expect(store.allocations).toBe(4);
+    expect(gen.view('ord')?.next).not.toBeNull();
+  });
+
+  it('two instances whose clocks differ: every number once', async () => {
+    const a = instance(store, -5000);
+    const b = instance(sameDatabase(store), 5000);
+    const seen = new Set<string>();
+    for (let i = 0; i < 400; i++) {
+      const gen = i % 3 === 0 ? b : a;
+      const batch = await Promise.all([gen.next('ord', 1), gen.next('ord', 2)]);
+      for (const n of batch.flat()) {
+        expect(seen.has(n)).toBe(false);
+        seen.add(n);
+      }
+      world.advance(7);
+    }
+    expect(seen.size).toBe(1200);
+  });
+
+  it('midnight: the sequence restarts at 1, and no instance issues an old-day number once the new day began', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:50');
+    const storeB = sameDatabase(store);
+    const a = instance(store, 5000);
+    const b = instance(storeB, -5000);
+    expect(await a.next('ord', 1)).toEqual(['ORD20261126000001']);
+    expect(await b.next('ord', 1)).toEqual(['ORD20261126000011']);
+    world.advance(8000); // 23:59:58: within the proof (10 s to midnight - 1 s margin)
+    expect(await a.next('ord', 1)).toEqual(['ORD20261126000002']);
+    expect(store.clockReads).toBe(0);
+    world.advance(1500); // 23:59:59.5: the proof ran out; a clock read confirms the old day, no numbers lost
+    expect(await a.next('ord', 1)).toEqual(['ORD20261126000003']);
+    expect(store.clockReads).toBe(1);
+    const allocations = store.allocations;
+
+    // A's next reading is taken at 23:59:59.7, and its reply is slow: it arrives after midnight.
+    world.advance(200);
+    let open!: () => void;
+    store.gate = new Promise((resolve) => (open = resolve));
+    const dbBefore = world.dbMs;
+    const r1 = a.next('ord', 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    world.advance(500); // 00:00:00.2
+    expect(dbBefore < parseDbTime('2026-11-27 00:00:00')).toBe(true);
+    // B reads the clock, sees the new day and restarts the sequence at 1.
+    expect(await b.next('ord', 1)).toEqual(['ORD20261127000001']);
+    // A request to A that starts now must not get an old-day number, whatever A's reading says.
+    const r2 = a.next('ord', 1);
+    open();
+    store.gate = null;
+    const [n1, n2] = await Promise.all([r1, r2]);
+    expect(n2[0]).toMatch(/^ORD20261127/);
+    // r1 started before A's reading was sent; the day was old or new then: both are allowed.
+    expect(n1[0]).toMatch(/^ORD2026112[67]/);
+    expect(store.allocations).toBeGreaterThan(allocations);
+    expect(await a.next('ord', 1)).toEqual([expect.stringMatching(/^ORD20261127/)]);
+  });
+
+  it('a reading sent before midnight whose reply arrives after it serves only the requests that started before it', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:55');
+    const storeB = sameDatabase(store);
+    const a = instance(store);
+    const b = instance(storeB);
+    expect(await a.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.advance(4500); // 23:59:59.5: A's proof has run out
+    // The database answers A's reading at 23:59:59.5, the reply is held until after midnight.
+    let open!: () => void;
+    const held = new Promise<void>((resolve) => (open = resolve));
+    const readClock = store.readClock.bind(store);
+    store.readClock = async (key) => {
+      const reading = await readClock(key);
+      await held;
+      return reading;
+    };
+    const early = a.next('ord', 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    world.advance(1000); // 00:00:00.5
+    expect(await b.next('ord', 1)).toEqual(['ORD20261127000001']);
+    const late = a.next('ord', 1);
+    open();
+    expect(await early).toEqual(['ORD20261126000002']);
+    expect((await late)[0]).toMatch(/^ORD20261127/);
+  });
+
+  it('close to a period end an allocation takes only what is asked (nothing of the old day is wasted)', async () => {
+    store.define('small', 'S{yyyyMMdd}{seq:6}', 'daily', 100);
+    world.dbMs = parseDbTime('2026-11-26 23:59:50');
+    const gen = instance(store);
+    expect(await gen.next('small', 1)).toEqual(['S20261126000001']);
+    world.advance(7000); // 3 s to midnight: no preload any more
+    expect((await gen.next('small', 99)).at(-1)).toBe('S20261126000100');
+    expect(store.sequences.get('small|20261126')).toBe(100n);
+    expect(await gen.next('small', 2)).toEqual(['S20261126000101', 'S20261126000102']);
+    expect(store.sequences.get('small|20261126')).toBe(102n);
+  });
+
+  it('{seq:2}: 99 numbers, then NUMBER_EXHAUSTED (answered from memory), never a longer number or a wrap', async () => {
+    store.define('t', 'T{seq:2}', 'none', 50);
+    const gen = instance(store);
+    const out: string[] = [];
+    for (let i = 0; i < 99; i++) {
+      out.push(...(await gen.next('t', 1)));
+    }
+    expect(out).toEqual(Array.from({ length: 99 }, (_, i) => `T${String(i + 1).padStart(2, '0')}`));
+    expect(await kindOf(gen.next('t', 1))).toBe(ErrorKind.NumberExhausted);
+    const allocations = store.allocations;
+    expect(await kindOf(gen.next('t', 1))).toBe(ErrorKind.NumberExhausted);
+    expect(store.allocations).toBe(allocations);
+    world.advance(61_000);
+    expect(await kindOf(gen.next('t', 1))).toBe(ErrorKind.NumberExhausted);
+    expect(store.allocations).toBe(allocations + 1);
+  });
+
+  it('an exhausted day ends with the day', async () => {
+    store.define('d', 'D{yyyyMMdd}{seq:1}', 'daily');
+    world.dbMs = parseDbTime('2026-11-26 23:59:40');
+    const gen = instance(store);
+    for (let i = 1; i <= 9; i++) {
+      expect(await gen.next('d', 1)).toEqual([`D20261126${i}`]);
+    }
+    expect(await kindOf(gen.next('d', 1))).toBe(ErrorKind.NumberExhausted);
+    world.advance(20_000);
+    expect(await gen.next('d', 1)).toEqual(['D202611271']);
+  });
+
+  it('an unknown key: NUMBER_FORMAT_NOT_FOUND, answered from memory for a second', async () => {
+    const gen = instance(store);
+    expect(await kindOf(gen.next('nope', 1))).toBe(ErrorKind.NumberFormatNotFound);
+    expect(await kindOf(gen.next('nope', 1))).toBe(ErrorKind.NumberFormatNotFound);
+    expect(store.allocations).toBe(1);
+    store.define('nope', 'N{seq:3}', 'none');
+    world.advance(1001);
+    expect(await gen.next('nope', 1)).toEqual(['N001']);
+    expect(gen.views().map((v) => v.key)).toEqual(['nope']);
+  });
+
+  it('a deleted format stops at the next clock reading; its segments are a gap', async () => {
+    const gen = instance(store);
+    await gen.next('ord', 1);
+    store.formats.delete('ord');
+    world.advance(61_000);
+    expect(await kindOf(gen.next('ord', 1))).toBe(ErrorKind.NumberFormatNotFound);
+    expect(gen.view('ord')).toBeNull();
+  });
+
+  it('a database error fails the request (a gap), and the next request allocates again', async () => {
+    const gen = instance(store);
+    store.failure = new Error('connect ECONNREFUSED');
+    await expect(gen.next('ord', 1)).rejects.toThrow('ECONNREFUSED');
+    store.failure = null;
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+  });
+
+  it('the database clock moved back across midnight: the new day goes on, never the old one again', async () => {
+    world.dbMs = parseDbTime('2026-11-27 00:00:01');
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261127000001']);
+    world.dbMs = parseDbTime('2026-11-26 23:59:58');
+    world.advance(61_000);
+    const after = await gen.next('ord', 20);
+    expect(after.every((n) => n.startsWith('ORD20261127'))).toBe(true);
+  });
+});
