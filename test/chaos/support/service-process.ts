@@ -27,7 +27,7 @@ const TSCONFIG = join('test', 'chaos', 'support', 'tsconfig.service.json');
  * Date.now() and new Date() read the shifted time, the monotonic clocks do not.
  */
 export function shiftedClockEnv(ms: number): Record<string, string> {
-  return { NODE_OPTIONS: `--require ${join(OUT_DIR, 'test', 'chaos', 'support', 'clock-shift.js')}`, CLOCK_SHIFT_MS: String(ms) };
+  return { NODE_OPTIONS: `--require ${join(BUILD_DIR, 'test', 'chaos', 'support', 'clock-shift.js')}`, CLOCK_SHIFT_MS: String(ms) };
 }
 
 function newestMtime(dir: string): number {
