@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { LeaseMonitor } from '../lease/lease-monitor';
 import { RefillMonitor } from '../queue-id/refill-monitor';
 import { SnowflakeClockWaits } from '../snowflake/clock-waits';
+import { SnowflakeReports } from '../snowflake/snowflake-reports';
 import { CounterTotals } from './core/activity-history';
 import { TtlSnapshot } from './core/ttl-snapshot';
 import { HttpCounters, installHttpMetrics } from './http-metrics.hook';
@@ -38,6 +39,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly clockWaits: SnowflakeClockWaits,
     reader: MetricsStateReader,
     private readonly leaseMonitor: LeaseMonitor,
+    private readonly snowflakeReports: SnowflakeReports,
   ) {
     this.state = new TtlSnapshot(() => reader.read(), config.metrics.stateTtlMs);
   }
@@ -109,6 +111,19 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
       collect() {
         this.reset();
         this.inc(waits.totalMs / 1000);
+      },
+    });
+    const reports = this.snowflakeReports;
+    new Counter({
+      name: 'shardleaf_snowflake_lease_renewals_total',
+      help: 'Periodic reports to the worker-id registry (lease renewals in redis and zk_recycle mode) by outcome: renewed, switched (a lost lease replaced by a fresh worker id), failed',
+      labelNames: ['outcome'],
+      registers: [register],
+      collect() {
+        this.reset();
+        for (const [outcome, n] of Object.entries(reports.counts)) {
+          this.inc({ outcome }, n);
+        }
       },
     });
   }

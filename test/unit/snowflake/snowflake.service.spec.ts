@@ -4,6 +4,7 @@ import { loadConfig } from '../../../src/config/load-config';
 import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry';
 import { PeerClockService } from '../../../src/snowflake/peer-clock.service';
+import { SnowflakeReports } from '../../../src/snowflake/snowflake-reports';
 import { SnowflakeService } from '../../../src/snowflake/snowflake.service';
 import { FakeClock } from './fake-clock';
 
@@ -57,7 +58,7 @@ class FakeRegistry implements WorkerIdRegistry {
 function service(registry: FakeRegistry | null, clock: FakeClock, env: Record<string, string> = {}): SnowflakeService {
   const config = loadConfig({ SNOWFLAKE_IP: '127.0.0.1', SNOWFLAKE_REPORT_INTERVAL_MS: '100', ...env });
   const peerClock = { check: async () => undefined } as unknown as PeerClockService;
-  return new SnowflakeService(config, registry, clock, peerClock);
+  return new SnowflakeService(config, registry, clock, peerClock, new SnowflakeReports());
 }
 
 async function kindOf(promise: Promise<unknown>): Promise<ErrorKind | undefined> {
