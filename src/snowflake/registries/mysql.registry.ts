@@ -157,7 +157,8 @@ export class MysqlRegistry implements WorkerIdRegistry {
   private async takeOverDeparted(ipPort: string, now: number): Promise<number | null> {
     const { ip, port, repository, maxWorkerId, recycleAfterMs } = this.options;
     for (let lookup = 0; lookup < REGISTER_ATTEMPTS; lookup++) {
-      const candidates = await repository.departed(maxWorkerId, recycleAfterMs, now, TAKEOVER_CANDIDATES);
+      const latest = now + this.options.startAllowanceMs;
+      const candidates = await repository.departed(maxWorkerId, recycleAfterMs, now, latest, TAKEOVER_CANDIDATES);
       for (const id of candidates) {
         if (await repository.takeOver(id, ip, port, this.owner, recycleAfterMs, now)) {
           this.logger.log(`took over leaf_workerid_alloc row ${id} (a departed instance's) for ${ipPort}: worker id ${id}`);

@@ -90,14 +90,16 @@ export class WorkerIdAllocRepository {
   }
 
   /**
-   * Departed rows with ids 1..maxId, the oldest recorded time first (the least wait for a taker).
-   * `now` is this instance's clock (ms), `graceMs` how long a holder must have been silent.
+   * Departed rows with ids 1..maxId whose recorded time is at most `latest` (a taker would be
+   * refused past it), the oldest recorded time first (the least wait for a taker). `now` is this
+   * instance's clock (ms), `graceMs` how long a holder must have been silent.
    */
-  async departed(maxId: number, graceMs: number, now: number, limit: number): Promise<number[]> {
+  async departed(maxId: number, graceMs: number, now: number, latest: number, limit: number): Promise<number[]> {
     const rows: Array<{ id: number | string }> = await this.query(
-      `SELECT id FROM leaf_workerid_alloc WHERE id BETWEEN 1 AND ? AND ${DEPARTED}
+      `SELECT id FROM leaf_workerid_alloc
+        WHERE id BETWEEN 1 AND ? AND COALESCE(max_timestamp, 0) <= ? AND ${DEPARTED}
         ORDER BY COALESCE(max_timestamp, 0), id LIMIT ${Number(limit)}`,
-      [maxId, graceMs * 1000, now - graceMs],
+      [maxId, latest, graceMs * 1000, now - graceMs],
     );
     return rows.map((r) => Number(r.id));
   }
