@@ -6,6 +6,13 @@ import { SnowflakeService } from './snowflake.service';
 
 export interface SnowflakeStatus {
   mode: string;
+  /** SNOWFLAKE_LAYOUT and its bit split. */
+  layout: string;
+  bits: { time: number; workerId: number; sequence: number };
+  /** The layout's largest worker id (31 in js-safe, 1023 in leaf). */
+  maxWorkerId: number;
+  /** SNOWFLAKE_TWEPOCH, for decoding IDs elsewhere. */
+  twepoch: number;
   /** This instance's identity in the worker-id registry. */
   identity: string;
   workerId: number | null;
@@ -28,8 +35,13 @@ export class SnowflakeAdminController {
   status(): SnowflakeStatus {
     const cfg = this.config.snowflake;
     const last = this.snowflake.lastReportAt;
+    const layout = this.snowflake.layout;
     return {
       mode: cfg.mode,
+      layout: layout.name,
+      bits: { time: layout.timeBits, workerId: layout.workerIdBits, sequence: layout.sequenceBits },
+      maxWorkerId: layout.maxWorkerId,
+      twepoch: cfg.twepoch,
       identity: `${cfg.ip}:${cfg.port}`,
       workerId: this.snowflake.workerId,
       serving: this.snowflake.serving,

@@ -33,7 +33,7 @@ export class SnowflakeController {
 
   @Get('decode/:id')
   decode(@Param('id') id: string): DecodedId {
-    return this.service.decode(parseSnowflakeId(id));
+    return this.service.decode(parseSnowflakeId(id, this.service.layout.maxId));
   }
 
   @Get('time')
