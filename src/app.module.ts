@@ -6,6 +6,7 @@ import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { HealthModule } from './health/health.module';
+import { HomeModule } from './home/home.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { RedisModule } from './infra/redis/redis.module';
@@ -32,6 +33,7 @@ export class AppModule {
         MetricsModule,
         DashboardModule,
         OpenApiModule,
+        HomeModule,
       ],
     };
   }
