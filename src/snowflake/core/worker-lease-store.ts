@@ -10,7 +10,13 @@ export type LeaseClaim =
   /** Every id 0..max is leased by a live holder. */
   | { kind: 'none-free' }
   /** Free ids exist, but each one's recorded time is further ahead of this clock than allowed. */
-  | { kind: 'ahead'; floor: number };
+  | { kind: 'ahead'; floor: number }
+  /**
+   * The store has just lost or never had its leases (a Redis restarted empty, flushed, new): no id
+   * is handed out until a whole TTL has passed, by when every holder that still believes in a
+   * lease from before has passed its deadline. Ask again after `waitMs`.
+   */
+  | { kind: 'wait'; waitMs: number };
 
 export interface LeaseHolder {
   workerId: number;

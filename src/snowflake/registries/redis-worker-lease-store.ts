@@ -7,7 +7,10 @@ import { ClaimRequest, LeaseClaim, LeaseHolder, WorkerLeaseStore } from '../core
  * - `o:i` the holder's owner token, `e:i` its lease expiry by the Redis server's clock (TIME, ms),
  *   `a:i` the holder's ip:port;
  * - `t:i` the recorded time: an upper bound (the holders' clocks, ms) of every ID issued with i,
- *   kept after the lease ends.
+ *   kept after the lease ends;
+ * - `since`: Redis time from which ids may be claimed. A claim that finds no hash (a Redis restarted
+ *   empty or flushed: every lease and recorded time forgotten, while holders from before may still
+ *   issue until their deadlines) creates it with `since` = now + TTL, and nobody claims before then.
  * Scripts read TIME before writing, which Redis ≥ 5 replicates as the script's effects.
  */
 const NOW_MS = `
@@ -16,10 +19,19 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 `;
 const FMT = `local function fmt(n) return string.format('%.0f', n) end`;
 
-/** ARGV: owner, ttl, maxId, clientNow, allowance, identity → {1, id, floor} | {0} none free | {2, minFloor} all ahead. */
+/**
+ * ARGV: owner, ttl, maxId, clientNow, allowance, identity → {1, id, floor} | {0} none free |
+ * {2, minFloor} all ahead | {3, waitMs} leases lost or new: wait one TTL.
+ */
 const CLAIM = `${NOW_MS}${FMT}
 local key = KEYS[1]
 local ttl, maxId = tonumber(ARGV[2]), tonumber(ARGV[3])
+if redis.call('EXISTS', key) == 0 then
+  redis.call('HSET', key, 'since', fmt(now + ttl))
+  return {3, fmt(ttl)}
+end
+local since = tonumber(redis.call('HGET', key, 'since') or '0') or 0
+if now < since then return {3, fmt(since - now)} end
 local limit = tonumber(ARGV[4]) + tonumber(ARGV[5])
 local minAhead = nil
 for i = 0, maxId do
@@ -84,6 +96,8 @@ export class RedisWorkerLeaseStore implements WorkerLeaseStore {
         return { kind: 'claimed', workerId: Number(reply[1]), floor: Number(reply[2]) };
       case 2:
         return { kind: 'ahead', floor: Number(reply[1]) };
+      case 3:
+        return { kind: 'wait', waitMs: Number(reply[1]) };
       default:
         return { kind: 'none-free' };
     }

@@ -4,7 +4,7 @@ import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { Clock, MonotonicClock } from '../core/clock';
 import { LeaseDeadline } from '../core/lease-deadline';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
-import { WorkerLeaseStore } from '../core/worker-lease-store';
+import { LeaseClaim, WorkerLeaseStore } from '../core/worker-lease-store';
 import { startRefused } from './start-refusal';
 import { within } from './time-bound';
 
@@ -157,13 +157,30 @@ export class RedisRegistry implements WorkerIdRegistry {
   }
 
   private async claim(now: number): Promise<{ workerId: number; floor: number }> {
-    const { store, ttlMs, maxWorkerId, allowanceMs, identity, callTimeoutMs } = this.options;
-    const sentAt = this.deadline.stamp();
-    const result = await within(
-      store.claim({ owner: this.owner, ttlMs, maxWorkerId, now, allowanceMs, identity }),
-      callTimeoutMs,
-      'redis: claiming a worker id',
-    );
+    const { store, ttlMs, maxWorkerId, allowanceMs, identity, callTimeoutMs, clock } = this.options;
+    for (let waits = 0; ; waits++) {
+      const sentAt = this.deadline.stamp();
+      const result = await within(
+        store.claim({ owner: this.owner, ttlMs, maxWorkerId, now, allowanceMs, identity }),
+        callTimeoutMs,
+        'redis: claiming a worker id',
+      );
+      if (result.kind !== 'wait') {
+        return this.claimed(result, sentAt);
+      }
+      if (waits === 2) {
+        throw new Error(`${store.description} still refuses claims after waiting ${ttlMs} ms twice`);
+      }
+      this.logger.warn(
+        `${store.description} holds no leases (a Redis restarted empty, flushed, or new): no worker id is leased for ${result.waitMs} ms, until any holder from before has stopped`,
+      );
+      await clock.sleep(result.waitMs + 1);
+      now = clock.now();
+    }
+  }
+
+  private claimed(result: Exclude<LeaseClaim, { kind: 'wait' }>, sentAt: number): { workerId: number; floor: number } {
+    const { store, maxWorkerId, allowanceMs } = this.options;
     switch (result.kind) {
       case 'claimed':
         this.deadline.extend(sentAt);
@@ -172,7 +189,7 @@ export class RedisRegistry implements WorkerIdRegistry {
         throw startRefused(`every worker id 0..${maxWorkerId} is leased by a live instance in ${store.description}; not starting another`);
       case 'ahead':
         throw startRefused(
-          `every free worker id in ${store.description} has a recorded time more than ${allowanceMs} ms ahead of this clock (${new Date(result.floor).toISOString()} > ${new Date(now).toISOString()}); is this clock behind?`,
+          `every free worker id in ${store.description} has a recorded time more than ${allowanceMs} ms ahead of this clock (${new Date(result.floor).toISOString()}); is this clock behind?`,
         );
     }
   }

@@ -31,6 +31,9 @@ describe('snowflake redis mode (worker ids leased from Redis)', () => {
       SNOWFLAKE_IP: '127.0.0.1',
       SNOWFLAKE_PORT: '7777',
       SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
+      // A short TTL: the first start on a name finds no leases and waits one TTL.
+      SNOWFLAKE_LEASE_TTL_MS: '1500',
+      SNOWFLAKE_REPORT_INTERVAL_MS: '300',
       ...extra,
     });
   }
@@ -112,6 +115,25 @@ describe('snowflake redis mode (worker ids leased from Redis)', () => {
     const after = await getIds(a, 100);
     expect(after.every((id) => decodeId(id, DEFAULT_TWEPOCH, JS_SAFE_LAYOUT).workerId === freed)).toBe(true);
     await stop(a);
+  });
+
+  it('after Redis lost the leases (the hash deleted), no id is leased again before the old holders stopped: all IDs distinct', async () => {
+    const name = uniqueName('lost-hash');
+    const a = await start(name);
+    const before = await getIds(a, 1000);
+    await env.redis.del(leases(name));
+    const b = await start(name);
+    const all = [...before, ...(await getIds(b, 1000))];
+    await pollUntil('the first instance to serve again', async () => (await request(a, 'GET', '/api/snowflake/get/x')).status === 200);
+    for (let round = 0; round < 4; round++) {
+      for (const batch of await Promise.all([getIds(a, 1000), getIds(b, 1000)])) {
+        all.push(...batch);
+      }
+    }
+    expect(new Set(all.map(String)).size).toBe(all.length);
+    const hash = await env.redis.hgetall(leases(name));
+    expect(Object.keys(hash).filter((f) => f.startsWith('o:'))).toHaveLength(2);
+    await Promise.all([stop(a), stop(b)]);
   });
 
   it('refuses to start when every worker id is leased', async () => {

@@ -11,6 +11,8 @@ interface Entry {
 export class InMemoryLeaseStore implements WorkerLeaseStore {
   readonly description = 'in-memory leases';
   readonly entries = new Map<number, Entry>();
+  /** Store time from which claims are served; null: no hash yet (a fresh or emptied Redis). */
+  since: number | null = null;
   /** When set, every call waits for it (a frozen store). */
   frozen: Promise<void> | null = null;
   calls = 0;
@@ -27,6 +29,13 @@ export class InMemoryLeaseStore implements WorkerLeaseStore {
   async claim(r: ClaimRequest): Promise<LeaseClaim> {
     await this.gate();
     const now = this.serverNow();
+    if (this.since === null) {
+      this.since = now + r.ttlMs;
+      return { kind: 'wait', waitMs: r.ttlMs };
+    }
+    if (now < this.since) {
+      return { kind: 'wait', waitMs: this.since - now };
+    }
     let minAhead: number | null = null;
     for (let i = 0; i <= r.maxWorkerId; i++) {
       const e = this.entries.get(i) ?? {};

@@ -8,14 +8,32 @@ const T = 1_763_769_600_000;
 const TTL = 3000;
 const MARGIN = 600;
 
+/** A wall clock whose sleeps move the whole world (wall, monotonic and store clocks) on. */
+class WorldClock extends FakeClock {
+  constructor(private readonly world: World) {
+    super(T);
+    this.advanceOnSleep = false;
+  }
+
+  override async sleep(ms: number): Promise<void> {
+    await super.sleep(ms);
+    this.world.advance(ms);
+  }
+}
+
 /** One machine: the wall clock, the monotonic clock and the store's clock move together. */
 class World {
-  readonly wall = new FakeClock(T);
+  readonly wall: FakeClock = new WorldClock(this);
   mono = 0;
   /** The store's clock (Redis TIME). */
   server = T;
   readonly store = new InMemoryLeaseStore(() => this.server);
   readonly monotonic = { now: () => this.mono };
+
+  constructor() {
+    // The hash exists since long ago (the tests of a Redis that lost it set since = null).
+    this.store.since = T - 60_000;
+  }
 
   advance(ms: number): void {
     this.wall.time += ms;
@@ -168,6 +186,35 @@ describe('RedisRegistry (in-memory store, fake clocks)', () => {
     await expect(r.heartbeat(w.wall.time)).rejects.toMatchObject({ kind: ErrorKind.BackendUnavailable });
     w.advance(TTL - MARGIN);
     expect(kindOf(() => r.assertServing())).toBe(ErrorKind.SnowflakeLeaseLost);
+  });
+
+  it('a store without leases (a Redis restarted empty) hands out no id for a TTL: holders from before stop first', async () => {
+    const w = new World();
+    const a = w.registry('a:1');
+    expect((await a.register(T)).workerId).toBe(0);
+    await a.heartbeat(w.wall.time);
+    // Redis restarts empty: every lease and recorded time is gone.
+    w.store.entries.clear();
+    w.store.since = null;
+    w.advance(100);
+    const b = w.registry('b:1');
+    const started = w.wall.time;
+    const registering = b.register(w.wall.time);
+    const reg = await registering;
+    expect(reg.workerId).toBe(0);
+    // b got id 0 only a whole TTL after it found the store empty; by then a's deadline had passed.
+    expect(w.wall.time - started).toBeGreaterThanOrEqual(TTL);
+    expect(kindOf(() => a.assertServing())).toBe(ErrorKind.SnowflakeLeaseLost);
+    // a's next renewal finds its token gone and it takes a fresh id.
+    expect((await a.heartbeat(w.wall.time)).workerId).toBe(1);
+  });
+
+  it('the first start on a new Redis waits one TTL', async () => {
+    const w = new World();
+    w.store.since = null;
+    const r = w.registry();
+    await r.register(T);
+    expect(w.wall.sleeps).toEqual([TTL + 1]);
   });
 
   it('only leases ids of the layout (js-safe: 0..31)', async () => {
