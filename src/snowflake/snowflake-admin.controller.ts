@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { AdminTokenGuard } from '../common/admin-token.guard';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -32,6 +33,13 @@ export class SnowflakeAdminController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: "This instance's snowflake worker id",
+    description:
+      'JSON `{mode, layout, bits: {time, workerId, sequence}, maxWorkerId, twepoch, identity, workerId, serving, lastReport, ' +
+      'reportIntervalMs}`. mode is SNOWFLAKE_MODE (off, local, mysql, zk_normal, zk_recycle, redis); serving is false while ' +
+      'IDs are refused (in redis mode: no lease held).',
+  })
   status(): SnowflakeStatus {
     const cfg = this.config.snowflake;
     const last = this.snowflake.lastReportAt;
