@@ -1,7 +1,7 @@
 import { composeQueueId } from '../../src/queue-id/core/queue-id-layout';
 import { MariaDbProcess, RedisProcess } from './support/backends';
 import { ManagedProcess } from './support/managed-process';
-import { CHAOS_SCALE, ScenarioResult, runScenario, sleep, summary } from './support/scenario';
+import { CHAOS_SCALE, ScenarioResult, expectClean, runScenario, sleep } from './support/scenario';
 import { ServiceProcess, ensureBuilt } from './support/service-process';
 
 /**
@@ -33,14 +33,6 @@ describe('queue IDs under faults', () => {
       body: JSON.stringify({ appId, appName: `chaos-${appId}`, step }),
     });
     expect([200, 201]).toContain(res.status);
-  }
-
-  function expectClean(r: ScenarioResult, target: number): void {
-    console.log(summary(r));
-    expect(r.ledger.duplicates.slice(0, 5)).toEqual([]);
-    expect([...r.during.violations, ...r.after.violations].slice(0, 5)).toEqual([]);
-    expect(r.unrecovered).toEqual([]);
-    expect(r.ledger.size).toBeGreaterThanOrEqual(target);
   }
 
   beforeAll(async () => {

@@ -28,6 +28,15 @@ export interface ScenarioResult {
   unrecovered: string[];
 }
 
+/** Prints the summary; asserts no duplicate, no violation, every instance recovered, at least `target` IDs. */
+export function expectClean(r: ScenarioResult, target: number): void {
+  console.log(summary(r));
+  expect(r.ledger.duplicates.slice(0, 5)).toEqual([]);
+  expect([...r.during.violations, ...r.after.violations].slice(0, 5)).toEqual([]);
+  expect(r.unrecovered).toEqual([]);
+  expect(r.ledger.size).toBeGreaterThanOrEqual(target);
+}
+
 /** One scenario line of the suite's summary. */
 export function summary(r: ScenarioResult): string {
   const violations = r.during.violations.length + r.after.violations.length;

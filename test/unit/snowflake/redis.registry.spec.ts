@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
+import { ErrorKind } from '../../../src/common/id-gen.error';
 import { RedisRegistry } from '../../../src/snowflake/registries/redis.registry';
 import { FakeClock } from './fake-clock';
 import { InMemoryLeaseStore } from './in-memory-lease-store';
+import { errorKindOfCall } from '../../support/error-kind';
 
 const T = 1_763_769_600_000;
 const TTL = 3000;
@@ -56,14 +57,7 @@ class World {
   }
 }
 
-function kindOf(run: () => void): ErrorKind | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (err) {
-    return (err as IdGenError).kind;
-  }
-}
+const kindOf = errorKindOfCall;
 
 describe('RedisRegistry (in-memory store, fake clocks)', () => {
   beforeAll(() => {

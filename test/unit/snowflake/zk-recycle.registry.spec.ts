@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
+import { ErrorKind } from '../../../src/common/id-gen.error';
 import { decodeNodeData, encodeNodeData } from '../../../src/snowflake/registries/zk-node-data';
 import { ZkRecycleRegistry } from '../../../src/snowflake/registries/zk-recycle.registry';
 import { InMemoryZookeeper } from './in-memory-zookeeper';
+import { errorKindOfCall } from '../../support/error-kind';
 
 const T = 1_763_769_600_000;
 const LEASE = 10_000;
@@ -18,14 +19,7 @@ function pool(zk: InMemoryZookeeper, which: 'inuse' | 'notuse'): number[] {
   return [...zk.nodes.keys()].filter((p) => p.startsWith(prefix)).map((p) => Number(p.slice(prefix.length)));
 }
 
-function kindOf(run: () => void): ErrorKind | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (err) {
-    return (err as IdGenError).kind;
-  }
-}
+const kindOf = errorKindOfCall;
 
 describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
   beforeAll(() => {
