@@ -67,7 +67,12 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       const now = this.clock.now();
       const report = await registry.heartbeat(now, now + cfg.recordAheadMs);
       this.lastReport = this.clock.now();
-      generator.raiseCeiling(report.recordedUntil);
+      if (report.workerId !== workerId) {
+        // The id was lost while starting (redis, zk_recycle) and a fresh one taken.
+        generator.switchWorker(report.workerId, report.recordedUntil);
+      } else {
+        generator.raiseCeiling(report.recordedUntil);
+      }
     } catch (err) {
       await this.closeQuietly(registry, this.clock.now());
       throw err;

@@ -86,6 +86,20 @@ describe('SnowflakeService', () => {
     await svc.onApplicationShutdown();
   });
 
+  it('issues with the worker id of the first report when the registered one was lost while starting', async () => {
+    class SwitchingRegistry extends FakeRegistry {
+      override async heartbeat(now: number, until: number): Promise<Report> {
+        const report = await super.heartbeat(now, until);
+        return { ...report, workerId: 12 };
+      }
+    }
+    const clock = new FakeClock(T);
+    const svc = service(new SwitchingRegistry(), clock);
+    await svc.onModuleInit();
+    expect(decodeId((await svc.nextIds(1))[0], 1288834974657).workerId).toBe(12);
+    await svc.onApplicationShutdown();
+  });
+
   it('answers SNOWFLAKE_DISABLED when the mode is off', async () => {
     const svc = service(null, new FakeClock(T));
     await svc.onModuleInit();
