@@ -1,9 +1,10 @@
+import { connect } from 'node:net';
 import { DEFAULT_TWEPOCH } from '../../src/config/snowflake-config';
 import { decodeId } from '../../src/snowflake/core/snowflake-layout';
 import { pollUntil } from '../support/poll';
 import { MariaDbProcess, RedisProcess } from './support/backends';
 import { ManagedProcess } from './support/managed-process';
-import { CHAOS_SCALE, expectClean, runScenario, sleep } from './support/scenario';
+import { CHAOS_SCALE, expectClean, runScenario } from './support/scenario';
 import { ServiceProcess, ensureBuilt } from './support/service-process';
 
 /**
@@ -20,6 +21,31 @@ async function workerIdOf(service: ServiceProcess): Promise<number> {
   const res = await fetch(`${service.baseUrl}/api/snowflake/get/who`);
   expect(res.status).toBe(200);
   return decodeId(BigInt(await res.text()), DEFAULT_TWEPOCH).workerId;
+}
+
+/**
+ * A GET over a raw connection: `written` resolves once the whole request is in the kernel's hands
+ * (on loopback: in the server's receive queue, even while the server process is stopped).
+ */
+function rawGet(port: number, path: string): { written: Promise<void>; reply: Promise<{ status: number; code?: number }> } {
+  const socket = connect(port, '127.0.0.1');
+  let data = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (data += chunk));
+  const reply = new Promise<{ status: number; code?: number }>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0);
+      const code = /"code":(-?\d+)/.exec(data)?.[1];
+      resolve({ status, code: code === undefined ? undefined : Number(code) });
+    });
+  });
+  const written = new Promise<void>((resolve, reject) => {
+    socket.once('connect', () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, (err) => (err ? reject(err) : resolve())),
+    );
+  });
+  return { written, reply };
 }
 
 describe('snowflake redis mode under a frozen instance', () => {
@@ -79,13 +105,11 @@ describe('snowflake redis mode under a frozen instance', () => {
         newcomerId = await workerIdOf(newcomer);
         // A request reaches the frozen instance's socket while it is stopped; it is read first
         // thing after SIGCONT, before any reply from Redis to its renewal.
-        const answer = fetch(`${frozen.baseUrl}/api/snowflake/get/after-pause?count=10`, { signal: AbortSignal.timeout(20_000) });
-        await sleep(300);
+        const early = rawGet(frozen.port, '/api/snowflake/get/after-pause?count=10');
+        await early.written;
         resumedAt = Date.now();
         frozen.process.signal('SIGCONT');
-        const res = await answer;
-        const body = (await res.json()) as { code?: number; ids?: string[] };
-        firstAnswer = { status: res.status, code: body.code };
+        firstAnswer = await early.reply;
         // It comes back by itself with a fresh lease.
         await pollUntil('the resumed instance to serve again', async () => {
           const again = await fetch(`${frozen.baseUrl}/api/snowflake/get/again`);
