@@ -94,6 +94,9 @@ describe('snowflake redis mode under a frozen instance', () => {
       targetIds: IDS,
       fault: async () => {
         pausedAt = Date.now();
+        // Out of the load balancer while frozen: requests caught in the pause may outlast the
+        // load's 20 s timeout on a loaded machine (counted as cut, as for a killed instance).
+        frozen.up = false;
         frozen.process.signal('SIGSTOP');
         // Until its lease has expired by Redis's clock (same host) …
         await pollUntil('the frozen instance’s lease to expire', async () => {
@@ -110,6 +113,7 @@ describe('snowflake redis mode under a frozen instance', () => {
         resumedAt = Date.now();
         frozen.process.signal('SIGCONT');
         firstAnswer = await early.reply;
+        frozen.up = true;
         // It comes back by itself with a fresh lease.
         await pollUntil('the resumed instance to serve again', async () => {
           const again = await fetch(`${frozen.baseUrl}/api/snowflake/get/again`);
