@@ -3,6 +3,8 @@
  * and the fault suite (its own servers and service processes; each test sets its own timeout).
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+// packages/nestjs imports the client by its package name: in this repository, its sources (no build needed).
+const moduleNameMapper = { '^@shardleaf/client$': '<rootDir>/packages/client/src/index.ts' };
 module.exports = {
   // Integration suites talk to real servers; no test asserts a timing.
   testTimeout: 120000,
@@ -14,14 +16,17 @@ module.exports = {
       roots: ['<rootDir>/test/unit', '<rootDir>/packages/client/test'],
       testMatch: ['**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
+      moduleNameMapper,
     },
     {
       displayName: 'integration',
       testEnvironment: 'node',
-      roots: ['<rootDir>/test/integration'],
+      // packages/nestjs/test: the Nest module booted in a small app against a real shardleaf.
+      roots: ['<rootDir>/test/integration', '<rootDir>/packages/nestjs/test'],
       testMatch: ['**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       setupFiles: ['reflect-metadata'],
+      moduleNameMapper,
     },
     {
       // Fault suite: private Redis/MariaDB/ZooKeeper processes, 3 service processes (dist/), kills.

@@ -8,6 +8,7 @@ import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { HealthModule } from './health/health.module';
 import { IdHistoryModule } from './id-history/id-history.module';
+import { HomeModule } from './home/home.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { NumbersModule } from './numbers/numbers.module';
 import { OpenApiModule } from './openapi/openapi.module';
@@ -37,6 +38,7 @@ export class AppModule {
         MetricsModule,
         DashboardModule,
         OpenApiModule,
+        HomeModule,
       ],
       providers: [ShutdownDeadline],
     };

@@ -3,12 +3,22 @@ import { join } from 'node:path';
 import { ConfigError } from './config.error';
 import { Env, readEnum, readInt, readOptionalString, readString } from './env-readers';
 
-export const SNOWFLAKE_MODES = ['off', 'local', 'mysql', 'zk_normal', 'zk_recycle'] as const;
+export const SNOWFLAKE_MODES = ['off', 'local', 'mysql', 'zk_normal', 'zk_recycle', 'redis'] as const;
 export type SnowflakeMode = (typeof SNOWFLAKE_MODES)[number];
 
 /** Leaf's default twepoch: 2010-11-04T01:42:54.657Z. */
 export const DEFAULT_TWEPOCH = 1288834974657;
-const MAX_WORKER_ID = 1023;
+/** Each millisecond keeps at least this many sequences after its random start (100,000 IDs/s). */
+const MIN_SEQUENCES_PER_MS = 100;
+
+/** SNOWFLAKE_LAYOUT: the bit layouts of src/snowflake/core/snowflake-layout.ts (a unit test keeps them equal). */
+export const SNOWFLAKE_LAYOUT_NAMES = ['leaf', 'js-safe'] as const;
+export type SnowflakeLayoutName = (typeof SNOWFLAKE_LAYOUT_NAMES)[number];
+/** What the configuration checks of each layout: its largest worker id and sequences per ms. */
+export const LAYOUT_LIMITS: Record<SnowflakeLayoutName, { maxWorkerId: number; sequences: number }> = {
+  leaf: { maxWorkerId: 1023, sequences: 4096 },
+  'js-safe': { maxWorkerId: 31, sequences: 128 },
+};
 /** SNOWFLAKE_NAME (and Leaf's `leaf.name`): the ZooKeeper namespace segment. */
 export const SNOWFLAKE_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 /** ZK_ADDRESS (and Leaf's `leaf.snowflake.zk.address`): `host:port[,host:port…][/chroot]`. */
@@ -16,6 +26,8 @@ export const ZK_ADDRESS_PATTERN = /^[A-Za-z0-9.\-[\]:]+:[0-9]{1,5}(,[A-Za-z0-9.\
 
 export interface SnowflakeConfig {
   mode: SnowflakeMode;
+  /** The bit layout: Leaf's 41/10/12, or js-safe 41/5/7 (every ID below 2^53). */
+  layout: SnowflakeLayoutName;
   /** Leaf's `leaf.name`: the ZooKeeper namespace `/snowflake/{name}/…`. */
   name: string;
   twepoch: number;
@@ -38,6 +50,12 @@ export interface SnowflakeConfig {
   leaseMs: number;
   /** zk_recycle: an instance stops issuing when it has not reported for leaseMs - leaseMarginMs. */
   leaseMarginMs: number;
+  /**
+   * redis: TTL of a worker-id lease in Redis. The holder renews it every reportIntervalMs and stops
+   * issuing once ttl minus a safety margin has passed (monotonic clock) since the last renewal
+   * it sent and saw succeed.
+   */
+  leaseTtlMs: number;
   /** Largest clock rollback waited out (2× the offset) instead of refused. */
   clockToleranceMs: number;
   /** A new millisecond starts its sequence at a random value below this. */
@@ -51,6 +69,8 @@ export interface SnowflakeConfig {
 /** Reads the SNOWFLAKE_* and ZK_* settings; `httpPort` is the default of the identity port. */
 export function readSnowflakeConfig(env: Env, httpPort: number, now = Date.now()): SnowflakeConfig {
   const mode = readEnum(env, 'SNOWFLAKE_MODE', 'mysql', SNOWFLAKE_MODES);
+  const layoutName = readEnum(env, 'SNOWFLAKE_LAYOUT', 'leaf', SNOWFLAKE_LAYOUT_NAMES);
+  const layout = LAYOUT_LIMITS[layoutName];
   const name = readString(env, 'SNOWFLAKE_NAME', 'shardleaf');
   if (!SNOWFLAKE_NAME_PATTERN.test(name)) {
     throw new ConfigError('SNOWFLAKE_NAME', `must be 1..128 letters, digits, '_', '.' or '-', got '${name}'`);
@@ -80,6 +100,16 @@ export function readSnowflakeConfig(env: Env, httpPort: number, now = Date.now()
       `minus SNOWFLAKE_LEASE_MARGIN_MS must be at least twice SNOWFLAKE_REPORT_INTERVAL_MS (${leaseMs} - ${leaseMarginMs} < 2 × ${reportIntervalMs})`,
     );
   }
+  const leaseTtlMs = readInt(env, 'SNOWFLAKE_LEASE_TTL_MS', 10_000, 500, 600_000);
+  if (mode === 'redis' && 2 * reportIntervalMs > leaseTtlMs - redisLeaseMarginMs(leaseTtlMs)) {
+    throw new ConfigError(
+      'SNOWFLAKE_LEASE_TTL_MS',
+      `minus its safety margin (a fifth, ${redisLeaseMarginMs(leaseTtlMs)} ms) must be at least twice SNOWFLAKE_REPORT_INTERVAL_MS (${reportIntervalMs}) so that a lease is renewed well before it expires, got ${leaseTtlMs}`,
+    );
+  }
+  // Leaf starts each millisecond below 100 of 4,096; js-safe's 128 sequences keep at least 100.
+  const randomStartMax = layoutName === 'leaf' ? layout.sequences : layout.sequences - MIN_SEQUENCES_PER_MS;
+  const randomStartBound = readInt(env, 'SNOWFLAKE_RANDOM_START_BOUND', layoutName === 'leaf' ? 100 : 8, 1, randomStartMax);
   const peerMaxSkewMs = readInt(env, 'SNOWFLAKE_PEER_MAX_SKEW_MS', 5000, 0, 3_600_000);
   if (mode === 'zk_recycle' && peerMaxSkewMs > 0 && peerMaxSkewMs >= leaseMarginMs) {
     throw new ConfigError(
@@ -89,11 +119,12 @@ export function readSnowflakeConfig(env: Env, httpPort: number, now = Date.now()
   }
   return {
     mode,
+    layout: layoutName,
     name,
     twepoch,
     ip,
     port,
-    workerIdMap: readWorkerIdMap(env, mode, `${ip}:${port}`),
+    workerIdMap: readWorkerIdMap(env, mode, `${ip}:${port}`, layout.maxWorkerId),
     zk: {
       address: readZkAddress(env),
       sessionTimeoutMs: readInt(env, 'ZK_SESSION_TIMEOUT_MS', 10_000, 1000, 600_000),
@@ -104,8 +135,9 @@ export function readSnowflakeConfig(env: Env, httpPort: number, now = Date.now()
     recordAheadMs,
     leaseMs,
     leaseMarginMs,
+    leaseTtlMs,
     clockToleranceMs: readInt(env, 'SNOWFLAKE_CLOCK_TOLERANCE_MS', 5, 0, 1000),
-    randomStartBound: readInt(env, 'SNOWFLAKE_RANDOM_START_BOUND', 100, 1, 4096),
+    randomStartBound,
     peerMaxSkewMs,
     peerTimeoutMs: readInt(env, 'SNOWFLAKE_PEER_TIMEOUT_MS', 1000, 10, 60_000),
     maxBatch: 1000,
@@ -120,7 +152,12 @@ function readZkAddress(env: Env): string {
   return address;
 }
 
-function readWorkerIdMap(env: Env, mode: SnowflakeMode, self: string): Record<string, number> {
+/** redis mode: the lease is taken as lost this long before its TTL runs out (a fifth of it). */
+export function redisLeaseMarginMs(leaseTtlMs: number): number {
+  return Math.floor(leaseTtlMs / 5);
+}
+
+function readWorkerIdMap(env: Env, mode: SnowflakeMode, self: string, maxWorkerId: number): Record<string, number> {
   const single = readOptionalString(env, 'SNOWFLAKE_WORKER_ID');
   const json = readOptionalString(env, 'SNOWFLAKE_WORKER_ID_MAP');
   if (single !== undefined && json !== undefined) {
@@ -128,9 +165,9 @@ function readWorkerIdMap(env: Env, mode: SnowflakeMode, self: string): Record<st
   }
   let map: Record<string, number> = {};
   if (single !== undefined) {
-    map = { [self]: readInt(env, 'SNOWFLAKE_WORKER_ID', 0, 0, MAX_WORKER_ID) };
+    map = { [self]: readInt(env, 'SNOWFLAKE_WORKER_ID', 0, 0, maxWorkerId) };
   } else if (json !== undefined) {
-    map = parseWorkerIdMap(json);
+    map = parseWorkerIdMap(json, maxWorkerId);
   }
   if (mode === 'local' && !(self in map)) {
     throw new ConfigError(
@@ -141,7 +178,7 @@ function readWorkerIdMap(env: Env, mode: SnowflakeMode, self: string): Record<st
   return map;
 }
 
-function parseWorkerIdMap(json: string): Record<string, number> {
+function parseWorkerIdMap(json: string, maxWorkerId: number): Record<string, number> {
   const fail = (why: string): never => {
     throw new ConfigError('SNOWFLAKE_WORKER_ID_MAP', `${why}; expected JSON like {"10.0.0.1:8080": 1, "10.0.0.2:8080": 2}`);
   };
@@ -161,8 +198,8 @@ function parseWorkerIdMap(json: string): Record<string, number> {
       fail(`key '${key}' is not ip:port`);
     }
     const id = typeof value === 'string' && /^[0-9]{1,4}$/.test(value) ? Number(value) : value;
-    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_WORKER_ID) {
-      fail(`worker id of '${key}' must be an integer 0..${MAX_WORKER_ID}`);
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > maxWorkerId) {
+      fail(`worker id of '${key}' must be an integer 0..${maxWorkerId} (SNOWFLAKE_LAYOUT)`);
     }
     const other = seen.get(id as number);
     if (other !== undefined) {

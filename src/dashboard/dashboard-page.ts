@@ -220,7 +220,8 @@ ${DASHBOARD_CHARTS_JS}
   }
   function loadSnowflake() {
     return api('GET', '/admin/snowflake').then(function (s) {
-      fill('snowflake', [['mode', s.mode], ['identity', s.identity], ['worker id', s.workerId === null ? '-' : s.workerId],
+      fill('snowflake', [['mode', s.mode], ['layout', s.layout + ' (' + s.bits.time + '/' + s.bits.workerId + '/' + s.bits.sequence + ' bits, worker ids 0..' + s.maxWorkerId + ')'],
+        ['identity', s.identity], ['worker id', s.workerId === null ? '-' : s.workerId],
         ['serving', s.serving ? 'yes' : 'no'], ['last report', s.lastReport || '-']], function (tr, pair) {
         var th = document.createElement('th'); th.textContent = pair[0]; tr.appendChild(th); cell(tr, pair[1]);
       });

@@ -10,6 +10,7 @@ import { NumberMonitor } from '../numbers/number-monitor';
 import { NumberStatus } from '../numbers/number-status';
 import { RefillMonitor } from '../queue-id/refill-monitor';
 import { SnowflakeClockWaits } from '../snowflake/clock-waits';
+import { SnowflakeReports } from '../snowflake/snowflake-reports';
 import { CounterTotals } from './core/activity-history';
 import { TtlSnapshot } from './core/ttl-snapshot';
 import { registerHistoryMetrics } from './history-metrics';
@@ -47,6 +48,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly numberMonitor: NumberMonitor,
     private readonly numberStatus: NumberStatus,
     private readonly historyMonitor: HistoryMonitor,
+    private readonly snowflakeReports: SnowflakeReports,
   ) {
     this.state = new TtlSnapshot(() => reader.read(), config.metrics.stateTtlMs);
   }
@@ -122,6 +124,19 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
       collect() {
         this.reset();
         this.inc(waits.totalMs / 1000);
+      },
+    });
+    const reports = this.snowflakeReports;
+    new Counter({
+      name: 'shardleaf_snowflake_lease_renewals_total',
+      help: 'Periodic reports to the worker-id registry (lease renewals in redis and zk_recycle mode) by outcome: renewed, switched (a lost lease replaced by a fresh worker id), failed',
+      labelNames: ['outcome'],
+      registers: [register],
+      collect() {
+        this.reset();
+        for (const [outcome, n] of Object.entries(reports.counts)) {
+          this.inc({ outcome }, n);
+        }
       },
     });
   }

@@ -90,4 +90,5 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
   // UNAUTHORIZED only when METRICS_TOKEN is set.
   'GET /metrics': [ErrorKind.Unauthorized, ErrorKind.BackendUnavailable],
   'GET /dashboard': [],
+  'GET /': [],
 };

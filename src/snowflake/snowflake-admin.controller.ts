@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { AdminTokenGuard } from '../common/admin-token.guard';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -6,6 +7,13 @@ import { SnowflakeService } from './snowflake.service';
 
 export interface SnowflakeStatus {
   mode: string;
+  /** SNOWFLAKE_LAYOUT and its bit split. */
+  layout: string;
+  bits: { time: number; workerId: number; sequence: number };
+  /** The layout's largest worker id (31 in js-safe, 1023 in leaf). */
+  maxWorkerId: number;
+  /** SNOWFLAKE_TWEPOCH, for decoding IDs elsewhere. */
+  twepoch: number;
   /** This instance's identity in the worker-id registry. */
   identity: string;
   workerId: number | null;
@@ -25,11 +33,23 @@ export class SnowflakeAdminController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: "This instance's snowflake worker id",
+    description:
+      'JSON `{mode, layout, bits: {time, workerId, sequence}, maxWorkerId, twepoch, identity, workerId, serving, lastReport, ' +
+      'reportIntervalMs}`. mode is SNOWFLAKE_MODE (off, local, mysql, zk_normal, zk_recycle, redis); serving is false while ' +
+      'IDs are refused (in redis mode: no lease held).',
+  })
   status(): SnowflakeStatus {
     const cfg = this.config.snowflake;
     const last = this.snowflake.lastReportAt;
+    const layout = this.snowflake.layout;
     return {
       mode: cfg.mode,
+      layout: layout.name,
+      bits: { time: layout.timeBits, workerId: layout.workerIdBits, sequence: layout.sequenceBits },
+      maxWorkerId: layout.maxWorkerId,
+      twepoch: cfg.twepoch,
       identity: `${cfg.ip}:${cfg.port}`,
       workerId: this.snowflake.workerId,
       serving: this.snowflake.serving,

@@ -14,14 +14,14 @@ export function parseSnowflakeKey(raw: unknown): string {
   return raw;
 }
 
-/** A snowflake ID in decimal: 0..2^63-1, parsed straight to bigint. */
-export function parseSnowflakeId(raw: unknown): bigint {
+/** A snowflake ID in decimal: 0..`maxId` (the layout's largest, 2^63-1 by default), parsed straight to bigint. */
+export function parseSnowflakeId(raw: unknown, maxId: bigint = MAX_ID): bigint {
   if (typeof raw !== 'string' || !/^[0-9]{1,19}$/.test(raw)) {
-    throw badInput(`id must be a decimal integer 0..${MAX_ID}, got '${typeof raw === 'string' ? truncate(raw) : ''}'`);
+    throw badInput(`id must be a decimal integer 0..${maxId}, got '${typeof raw === 'string' ? truncate(raw) : ''}'`);
   }
   const id = BigInt(raw);
-  if (id > MAX_ID) {
-    throw badInput(`id must be at most ${MAX_ID}, got ${raw}`);
+  if (id > maxId) {
+    throw badInput(`id must be at most ${maxId} in this service's SNOWFLAKE_LAYOUT, got ${raw}`);
   }
   return id;
 }

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { DirectRoute } from '../common/direct-routes/direct-route.decorator';
 import { parseCount } from '../common/input';
 import { AppConfig } from '../config/app-config';
@@ -21,6 +22,14 @@ export class SnowflakeController {
   /** Served straight from Fastify (common/direct-routes, docs/performance.md). */
   @DirectRoute()
   @Get('get/:key')
+  @ApiOperation({
+    summary: 'Snowflake IDs (Leaf-compatible)',
+    description:
+      'text/plain ID, or with `?count=N` (1..1000) JSON `{ids}` strictly increasing. Layout SNOWFLAKE_LAYOUT: `leaf` ' +
+      '(41-bit ms since twepoch | 10-bit worker id | 12-bit sequence) or `js-safe` (41 | 5 | 7: every ID below 2^53). ' +
+      '503 SNOWFLAKE_LEASE_LOST while the worker id cannot be known to be held (SNOWFLAKE_MODE redis or zk_recycle: ' +
+      'a lease not renewed in time or taken by another instance; any mode: the recorded time not extended).',
+  })
   async get(@Param('key') key: string, @Query() query: Record<string, unknown>): Promise<string | { ids: string[] }> {
     parseSnowflakeKey(key);
     const count = parseCount(query.count, this.config.snowflake.maxBatch);
@@ -32,8 +41,14 @@ export class SnowflakeController {
   }
 
   @Get('decode/:id')
+  @ApiOperation({
+    summary: 'Split a snowflake ID into time, worker id and sequence',
+    description:
+      'JSON `{timestamp, isoTime, workerId, sequence}` read with this service\'s SNOWFLAKE_LAYOUT and SNOWFLAKE_TWEPOCH. ' +
+      '400 BAD_INPUT for anything but a decimal 0..2^63-1 (js-safe: 0..2^53-1).',
+  })
   decode(@Param('id') id: string): DecodedId {
-    return this.service.decode(parseSnowflakeId(id));
+    return this.service.decode(parseSnowflakeId(id, this.service.layout.maxId));
   }
 
   @Get('time')

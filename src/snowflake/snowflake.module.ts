@@ -11,6 +11,7 @@ import { SnowflakeController } from './snowflake.controller';
 import { SnowflakeService } from './snowflake.service';
 import { SnowflakeStatus } from './snowflake-status';
 import { SnowflakeClockWaits } from './clock-waits';
+import { SnowflakeReports } from './snowflake-reports';
 import { SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
 
 /** The system clock, or (a test hook, never set in production) one that is behind or ahead. */
@@ -27,17 +28,18 @@ function baseClock(hooks: TestHooks): Clock {
       useFactory: (hooks: TestHooks, waits: SnowflakeClockWaits) => waits.observe(baseClock(hooks)),
     },
     { provide: SnowflakeClockWaits, useFactory: () => new SnowflakeClockWaits() },
+    { provide: SnowflakeReports, useFactory: () => new SnowflakeReports() },
     {
       provide: WORKER_ID_REGISTRY,
       inject: [APP_CONFIG, DataSource, TEST_HOOKS],
       // The registries' waits (for a crashed predecessor's ownership to lapse) are not clock waits.
       useFactory: (config: AppConfig, dataSource: DataSource, hooks: TestHooks) =>
-        createRegistry(config.snowflake, dataSource, baseClock(hooks)),
+        createRegistry(config.snowflake, config.redis, dataSource, baseClock(hooks)),
     },
     PeerClockService,
     SnowflakeService,
     SnowflakeStatus,
   ],
-  exports: [SnowflakeStatus, SnowflakeClockWaits],
+  exports: [SnowflakeStatus, SnowflakeClockWaits, SnowflakeReports],
 })
 export class SnowflakeModule {}

@@ -4,10 +4,11 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { Clock } from './core/clock';
 import { SnowflakeGenerator } from './core/snowflake-generator';
-import { DecodedId, decodeId } from './core/snowflake-layout';
+import { DecodedId, SnowflakeLayout, decodeId, layoutNamed } from './core/snowflake-layout';
 import { WorkerIdRegistry } from './core/worker-id-registry';
 import { Heartbeat } from './heartbeat';
 import { PeerClockService } from './peer-clock.service';
+import { SnowflakeReports } from './snowflake-reports';
 import { SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
 
 /**
@@ -21,13 +22,17 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
   private generator: SnowflakeGenerator | null = null;
   private heartbeat: Heartbeat | null = null;
   private lastReport: number | null = null;
+  readonly layout: SnowflakeLayout;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WORKER_ID_REGISTRY) private readonly registry: WorkerIdRegistry | null,
     @Inject(SNOWFLAKE_CLOCK) private readonly clock: Clock,
     private readonly peerClock: PeerClockService,
-  ) {}
+    private readonly reports: SnowflakeReports,
+  ) {
+    this.layout = layoutNamed(config.snowflake.layout);
+  }
 
   async onModuleInit(): Promise<void> {
     const registry = this.registry;
@@ -36,7 +41,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     const cfg = this.config.snowflake;
-    if (cfg.port === 0 && cfg.mode !== 'zk_recycle') {
+    if (cfg.port === 0 && cfg.mode !== 'zk_recycle' && cfg.mode !== 'redis') {
       this.logger.warn(
         `the identity port is 0 (PORT=0): instances on ${cfg.ip} share one ip:port and so one worker id; set SNOWFLAKE_PORT`,
       );
@@ -52,6 +57,9 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
           workerId,
           clockToleranceMs: cfg.clockToleranceMs,
           randomStartBound: cfg.randomStartBound,
+          layout: this.layout,
+          // Checked at every run of IDs: a lease that can no longer be known to be held stops them.
+          guard: () => registry.assertServing(this.clock.now()),
         },
         this.clock,
       );
@@ -59,7 +67,12 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       const now = this.clock.now();
       const report = await registry.heartbeat(now, now + cfg.recordAheadMs);
       this.lastReport = this.clock.now();
-      generator.raiseCeiling(report.recordedUntil);
+      if (report.workerId !== workerId) {
+        // The id was lost while starting (redis, zk_recycle) and a fresh one taken.
+        generator.switchWorker(report.workerId, report.recordedUntil);
+      } else {
+        generator.raiseCeiling(report.recordedUntil);
+      }
     } catch (err) {
       await this.closeQuietly(registry, this.clock.now());
       throw err;
@@ -92,12 +105,12 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     if (generator === null) {
       throw new IdGenError(ErrorKind.SnowflakeNotReady, 'snowflake generator is not initialised');
     }
-    this.registry.assertServing(this.clock.now());
     return generator.nextBatch(count);
   }
 
+  /** Splits an ID of the configured layout (RangeError outside it). */
   decode(id: bigint): DecodedId {
-    return decodeId(id, this.config.snowflake.twepoch);
+    return decodeId(id, this.config.snowflake.twepoch, this.layout);
   }
 
   now(): number {
@@ -153,12 +166,16 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       const now = this.clock.now();
       const report = await registry.heartbeat(now, now + this.config.snowflake.recordAheadMs);
       this.lastReport = this.clock.now();
+      this.reports.count(report.workerId === generator.workerId ? 'renewed' : 'switched');
       if (report.workerId !== generator.workerId) {
-        generator.switchWorker(report.workerId);
+        // A fresh worker id: only its own recorded time bounds its IDs.
+        generator.switchWorker(report.workerId, report.recordedUntil);
+      } else {
+        // Only after the time is recorded: IDs below it may be issued.
+        generator.raiseCeiling(report.recordedUntil);
       }
-      // Only after the time is recorded: IDs below it may be issued.
-      generator.raiseCeiling(report.recordedUntil);
     } catch (err) {
+      this.reports.count('failed');
       this.logger.warn(`report to ${registry.description} failed: ${(err as Error).message}`);
     }
   }

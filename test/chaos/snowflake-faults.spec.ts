@@ -6,7 +6,7 @@ import { RecyclePaths } from '../../src/snowflake/registries/zk-recycle-pools';
 import { ZookeeperServer } from '../integration/snowflake/zookeeper-server';
 import { MariaDbProcess, RedisProcess } from './support/backends';
 import { ManagedProcess } from './support/managed-process';
-import { CHAOS_SCALE, ScenarioResult, runScenario, sleep, summary } from './support/scenario';
+import { CHAOS_SCALE, expectClean, runScenario, sleep } from './support/scenario';
 import { ServiceProcess, ensureBuilt } from './support/service-process';
 import { pollUntil } from '../support/poll';
 import { TcpProxy } from '../support/tcp-proxy';
@@ -20,13 +20,6 @@ const IDS = Math.round(300_000 * CHAOS_SCALE);
 const path = (n: number): string => `/api/snowflake/get/chaos-${n % 7}?count=1000`;
 const probe = (n: number): string => `/api/snowflake/get/probe-${n}?count=10`;
 
-function expectClean(r: ScenarioResult): void {
-  console.log(summary(r));
-  expect(r.ledger.duplicates.slice(0, 5)).toEqual([]);
-  expect([...r.during.violations, ...r.after.violations].slice(0, 5)).toEqual([]);
-  expect(r.unrecovered).toEqual([]);
-  expect(r.ledger.size).toBeGreaterThanOrEqual(IDS);
-}
 
 async function oneId(service: ServiceProcess): Promise<bigint> {
   const res = await fetch(`${service.baseUrl}/api/snowflake/get/probe`);
@@ -111,7 +104,7 @@ describe('snowflake IDs under faults', () => {
         zkProxy.restore(zk.port);
       },
     });
-    expectClean(r);
+    expectClean(r, IDS);
     expect(lastReport).toBeGreaterThan(0);
     expect(stopped).toBe(true);
     // Whoever takes the reclaimed id must be past lastReport + lease: under its old lease the
@@ -181,7 +174,7 @@ describe('snowflake IDs under faults', () => {
       },
     });
     console.log(`[chaos] mysql restart 60 s behind: refused (${refusal})`);
-    expectClean(r);
+    expectClean(r, IDS);
     expect(refusal).toContain('behind the time recorded');
     await Promise.all(services.map((s) => s.kill('SIGKILL')));
   }, 300_000);

@@ -1,5 +1,15 @@
 import { ErrorKind, IdGenError } from '../../src/common/id-gen.error';
 
+/** The error kind a synchronous call throws, or undefined when it returns. */
+export function errorKindOfCall(run: () => void): ErrorKind | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (err) {
+    return (err as IdGenError).kind;
+  }
+}
+
 /** The error kind a promise rejects with (fails when it resolves or throws something else). */
 export async function errorKindOf(promise: Promise<unknown>): Promise<ErrorKind> {
   try {

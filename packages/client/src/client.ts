@@ -2,6 +2,7 @@ import { Clock, systemClock } from './clock';
 import { ShardleafArgumentError, ShardleafClosedError, ShardleafError } from './errors';
 import { IdBuffer, IdBufferView, Lease } from './id-buffer';
 import { QUEUE_SHARD_COUNT, shardOf } from './java-hash';
+import { toSafeNumber } from './safe-number';
 import { FetchLike, ServerView, Transport } from './transport';
 
 export interface ShardleafClientOptions {
@@ -270,6 +271,35 @@ export class ShardleafClient {
     return out;
   }
 
+  /**
+   * The `number` forms (yitter's NextNumber): the ID as an exact JavaScript number. They reject
+   * with a RangeError, never round, when an ID is above 2^53 - 1 (that ID is then a gap): use them
+   * with SNOWFLAKE_LAYOUT=js-safe, or for queue and segment IDs known to stay below 2^53.
+   */
+  async queueIdNumber(appId: number, gatePass: string): Promise<number> {
+    return toSafeNumber(await this.queueId(appId, gatePass));
+  }
+
+  async queueIdBatchNumbers(appId: number, gatePass: string, n: number): Promise<number[]> {
+    return numbers(await this.queueIdBatch(appId, gatePass, n));
+  }
+
+  async segmentIdNumber(tag: string): Promise<number> {
+    return toSafeNumber(await this.segmentId(tag));
+  }
+
+  async segmentIdBatchNumbers(tag: string, n: number): Promise<number[]> {
+    return numbers(await this.segmentIdBatch(tag, n));
+  }
+
+  async snowflakeIdNumber(key = 'default'): Promise<number> {
+    return toSafeNumber(await this.snowflakeId(key));
+  }
+
+  async snowflakeIdBatchNumbers(key: string, n: number): Promise<number[]> {
+    return numbers(await this.snowflakeIdBatch(key, n));
+  }
+
   buffers(): BufferView[] {
     const views: BufferView[] = [];
     for (const [k, b] of this.queueBuffers) {
@@ -423,6 +453,11 @@ function rangeCount(from: bigint, to: bigint): number {
   }
   // A lease is at most 10,000,000 IDs plus a step: far below 2^53.
   return Number(to - from + 1n);
+}
+
+/** Every ID of a batch as a number, or a RangeError when any of them is above 2^53 - 1. */
+function numbers(ids: bigint[]): number[] {
+  return ids.map(toSafeNumber);
 }
 
 /** A rejected promise in place of a synchronous throw (bad input, closed client). */

@@ -6,3 +6,6 @@ export type { Clock } from './clock';
 export type { FetchLike, ResponseLike, ServerView } from './transport';
 export type { IdBufferView } from './id-buffer';
 export { QUEUE_SHARD_COUNT, javaStringHashCode, shardOf } from './java-hash';
+export { LEAF_TWEPOCH, decodeQueueId, decodeSnowflakeId, idToBigInt } from './decode';
+export type { QueueIdParts, SnowflakeDecodeOptions, SnowflakeIdParts, SnowflakeLayoutName } from './decode';
+export { MAX_SAFE_ID, toSafeNumber } from './safe-number';

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -30,6 +31,13 @@ export class AdminAppsController {
   }
 
   @Get(':appId')
+  @ApiOperation({
+    summary: 'One app with its 64 shards',
+    description:
+      'The app (step, maxLimitId, queue depth, remaining capacity) and per shard maxId, step, refillSize, queueLength, ' +
+      'unallocated, remainingCapacity and jsSafe. `jsSafeMaxIndex` (549755813887 = 2^39 - 1): up to this index the ' +
+      "app's IDs stay below 2^53 on every shard (exact as a JavaScript number); a shard's `jsSafe` is false once its maxId is above it.",
+  })
   get(@Param('appId') appId: string): Promise<AppDetail> {
     return this.service.get(parseAppId(appId));
   }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { QueueLists } from '../core/queue-lists';
 import { RefillAhead } from '../core/refill-ahead';
-import { SHARD_COUNT, maxIndexFor } from '../core/queue-id-layout';
+import { JS_SAFE_MAX_INDEX, SHARD_COUNT, maxIndexFor } from '../core/queue-id-layout';
 import { ShardCapacity, appCapacity, shardCapacity } from '../core/shard-capacity';
 import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../id-alloc.repository';
 import { QueueConfigService } from '../queue-config.service';
@@ -23,6 +23,8 @@ export interface ShardView {
   unallocated: string;
   /** IDs this shard can still hand out: queued + unallocated. */
   remainingCapacity: string;
+  /** Whether every index allocated so far (max_id) is at most jsSafeMaxIndex: all IDs below 2^53. */
+  jsSafe: boolean;
 }
 
 export interface AppSummary {
@@ -40,6 +42,11 @@ export interface AppSummary {
 }
 
 export interface AppDetail extends AppSummary {
+  /**
+   * The app's IDs stay below 2^53 (exact as a JavaScript number) up to this index on every shard
+   * (2^39 - 1 = 549755813887, whatever the appId); a shard's IDs pass 2^53 once its max_id is above it.
+   */
+  jsSafeMaxIndex: string;
   shards: ShardView[];
 }
 
@@ -217,6 +224,7 @@ export class AdminAppsService {
         queueLength,
         unallocated: capacity.unallocated.toString(),
         remainingCapacity: capacity.remaining.toString(),
+        jsSafe: r.maxId <= JS_SAFE_MAX_INDEX,
       };
     });
     const { remaining, exhaustedShards } = appCapacity(capacities);
@@ -233,6 +241,7 @@ export class AdminAppsService {
       exhaustedShards,
       createTime: first.createTime.toISOString(),
       updateTime: first.updateTime.toISOString(),
+      jsSafeMaxIndex: JS_SAFE_MAX_INDEX.toString(),
       shards,
     };
   }

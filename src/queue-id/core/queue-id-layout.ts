@@ -14,6 +14,11 @@ export const INDEX_SHIFT = BigInt(APPID_BYTE_LEN + GATE_PASS_BYTE_LEN);
 /** The index has 63 - 14 = 49 bits so that the ID stays a positive signed 64-bit integer. */
 export const MAX_INDEX = (1n << (63n - INDEX_SHIFT)) - 1n;
 export const MAX_SIGNED_64 = (1n << 63n) - 1n;
+/**
+ * The largest index whose IDs stay below 2^53 (exact as a JavaScript number) on every shard of
+ * every app: 2^39 - 1, since the low 14 bits are below 2^14.
+ */
+export const JS_SAFE_MAX_INDEX = (1n << (53n - INDEX_SHIFT)) - 1n;
 
 export interface QueueIdParts {
   index: bigint;

@@ -14,3 +14,13 @@ export const systemClock: Clock = {
 export function offsetClock(offsetMs: number): Clock {
   return { now: () => Date.now() + offsetMs, sleep: (ms) => systemClock.sleep(ms) };
 }
+
+/**
+ * A clock that never jumps: milliseconds since an arbitrary origin, going on while the process is
+ * paused (SIGSTOP) and unaffected by wall-clock steps. Leases are timed with it.
+ */
+export interface MonotonicClock {
+  now(): number;
+}
+
+export const systemMonotonicClock: MonotonicClock = { now: () => performance.now() };

@@ -1,6 +1,6 @@
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { Clock } from './clock';
-import { MAX_SEQUENCE, MAX_TIME_DELTA, MAX_WORKER_ID, isValidWorkerId, timeBits, workerBits } from './snowflake-layout';
+import { LEAF_LAYOUT, SnowflakeLayout, isValidWorkerId, timeBits, workerBits } from './snowflake-layout';
 
 export interface GeneratorOptions {
   twepoch: number;
@@ -9,6 +9,13 @@ export interface GeneratorOptions {
   clockToleranceMs: number;
   /** A new millisecond starts its sequence at random(randomStartBound). */
   randomStartBound: number;
+  /** The bit layout (default Leaf's 41/10/12). */
+  layout?: SnowflakeLayout;
+  /**
+   * Called synchronously before every run of IDs (and again after a rollback wait): throws when
+   * this instance must not issue now (a lease that can no longer be known to be held).
+   */
+  guard?: () => void;
 }
 
 /** `random(bound)` → an integer in [0, bound). */
@@ -41,14 +48,21 @@ export class SnowflakeGenerator {
    * restart waits until its clock is past the recorded time, so no ID can repeat after a crash.
    */
   private reservedUntil = -Infinity;
+  private readonly layout: SnowflakeLayout;
+  private readonly maxSequence: number;
 
   constructor(
     private readonly options: GeneratorOptions,
     private readonly clock: Clock,
     private readonly random: RandomInt = mathRandomInt,
   ) {
-    this.currentWorkerId = checkWorkerId(options.workerId);
-    this.workerPart = workerBits(options.workerId);
+    this.layout = options.layout ?? LEAF_LAYOUT;
+    this.maxSequence = this.layout.maxSequence;
+    if (options.randomStartBound > this.maxSequence + 1) {
+      throw new RangeError(`randomStartBound ${options.randomStartBound} exceeds the ${this.layout.name} layout's ${this.maxSequence + 1} sequences`);
+    }
+    this.currentWorkerId = checkWorkerId(options.workerId, this.layout);
+    this.workerPart = workerBits(options.workerId, this.layout);
   }
 
   get workerId(): number {
@@ -82,12 +96,16 @@ export class SnowflakeGenerator {
     this.reservedUntil = -Infinity;
   }
 
-  /** Used by zk_recycle when the instance moves to a fresh worker id. */
-  switchWorker(workerId: number): void {
-    this.currentWorkerId = checkWorkerId(workerId);
+  /**
+   * Moves to a fresh worker id (zk_recycle, redis) whose recorded time is `ceiling`: the ceiling
+   * earned with the old id does not carry over, since the new id's record may be lower.
+   */
+  switchWorker(workerId: number, ceiling: number): void {
+    this.currentWorkerId = checkWorkerId(workerId, this.layout);
     // Within the same millisecond the next ID is lastId + 1: give lastId the new worker bits.
-    this.lastId = (this.lastId & ~workerBits(MAX_WORKER_ID)) | workerBits(workerId);
-    this.workerPart = workerBits(workerId);
+    this.lastId = (this.lastId & ~workerBits(this.layout.maxWorkerId, this.layout)) | workerBits(workerId, this.layout);
+    this.workerPart = workerBits(workerId, this.layout);
+    this.reservedUntil = ceiling;
   }
 
   async next(): Promise<bigint> {
@@ -116,6 +134,7 @@ export class SnowflakeGenerator {
    * when done, or the rollback offset (within tolerance) to wait out. Throws beyond tolerance.
    */
   private fill(ids: bigint[], count: number): number {
+    this.options.guard?.();
     while (ids.length < count) {
       let timestamp = this.clock.now();
       if (timestamp < this.lastTimestamp) {
@@ -128,7 +147,7 @@ export class SnowflakeGenerator {
       this.assertBelowCeiling(timestamp);
       let sequence: number;
       if (timestamp === this.lastTimestamp) {
-        sequence = (this.sequence + 1) & MAX_SEQUENCE;
+        sequence = (this.sequence + 1) & this.maxSequence;
         if (sequence === 0) {
           timestamp = this.tillNextMillis();
           if (timestamp < this.lastTimestamp) {
@@ -142,7 +161,7 @@ export class SnowflakeGenerator {
       if (timestamp === this.lastTimestamp) {
         // Same millisecond: up to IDS_PER_CLOCK_READ IDs per clock read (a read costs ~100 ns on
         // a VM, four times the rest of an ID; the run takes a few µs), all in this sequence.
-        let run = Math.min(count - ids.length, MAX_SEQUENCE - sequence + 1, IDS_PER_CLOCK_READ);
+        let run = Math.min(count - ids.length, this.maxSequence - sequence + 1, IDS_PER_CLOCK_READ);
         this.sequence = sequence + run - 1;
         while (run-- > 0) {
           this.lastId += 1n;
@@ -152,15 +171,16 @@ export class SnowflakeGenerator {
       }
       this.assertBelowCeiling(timestamp);
       const delta = timestamp - this.options.twepoch;
-      if (delta < 0 || delta > MAX_TIME_DELTA) {
+      const maxDelta = this.layout.maxTimeDelta;
+      if (delta < 0 || delta > maxDelta) {
         throw new IdGenError(
           ErrorKind.SnowflakeTimeOverflow,
-          `time ${timestamp} is outside the 41-bit range of twepoch ${this.options.twepoch} (0..${MAX_TIME_DELTA} ms after it); refusing to issue a wrapped or negative ID`,
+          `time ${timestamp} is outside the ${this.layout.timeBits}-bit range of twepoch ${this.options.twepoch} (0..${maxDelta} ms after it); refusing to issue a wrapped or negative ID`,
         );
       }
       this.lastTimestamp = timestamp;
       this.sequence = sequence;
-      this.lastId = timeBits(delta) | this.workerPart | BigInt(sequence);
+      this.lastId = timeBits(delta, this.layout) | this.workerPart | BigInt(sequence);
       ids.push(this.lastId);
     }
     return 0;
@@ -187,9 +207,9 @@ export class SnowflakeGenerator {
   }
 }
 
-function checkWorkerId(workerId: number): number {
-  if (!isValidWorkerId(workerId)) {
-    throw new IdGenError(ErrorKind.SnowflakeStartRefused, `worker id must be 0..1023, got ${workerId}`);
+function checkWorkerId(workerId: number, layout: SnowflakeLayout): number {
+  if (!isValidWorkerId(workerId, layout)) {
+    throw new IdGenError(ErrorKind.SnowflakeStartRefused, `worker id must be 0..${layout.maxWorkerId} in the ${layout.name} layout, got ${workerId}`);
   }
   return workerId;
 }

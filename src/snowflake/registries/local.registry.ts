@@ -10,6 +10,8 @@ export interface LocalRegistryOptions {
   cacheFile: WorkerIdCacheFile;
   /** How far the recorded time may be ahead of the clock at start (waited out, not refused). */
   startAllowanceMs: number;
+  /** The layout's largest worker id. */
+  maxWorkerId: number;
 }
 
 /**
@@ -33,7 +35,7 @@ export class LocalRegistry implements WorkerIdRegistry {
     if (configured === undefined) {
       throw startRefused(`no worker id is configured for ${self} in SNOWFLAKE_WORKER_ID_MAP`);
     }
-    const workerId = assertWorkerIdInRange(configured, 'SNOWFLAKE_WORKER_ID_MAP');
+    const workerId = assertWorkerIdInRange(configured, 'SNOWFLAKE_WORKER_ID_MAP', this.options.maxWorkerId);
     const cached = await this.options.cacheFile.read();
     const recordedUntil = cached?.maxTimestamp ?? 0;
     assertClockNotBehind(now, recordedUntil, `the cache file ${this.options.cacheFile.path}`, this.options.startAllowanceMs);

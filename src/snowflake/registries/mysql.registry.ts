@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { Clock } from '../core/clock';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
-import { assertClockNotBehind, assertWorkerIdInRange, identityInUse } from './start-refusal';
+import { assertClockNotBehind, identityInUse, startRefused } from './start-refusal';
 import { WorkerIdAllocRepository } from './worker-id-alloc.repository';
 
 export interface MysqlRegistryOptions {
@@ -20,13 +20,25 @@ export interface MysqlRegistryOptions {
   startAllowanceMs: number;
   /** Waits while a crashed predecessor's ownership runs out. */
   clock: Clock;
+  /** The layout's largest worker id: rows with a higher id are never used. */
+  maxWorkerId: number;
+  /**
+   * A row of another ip:port may be taken over once its holder has been silent this long (owner
+   * freed by a graceful stop: at once). More than livenessMs, so a live holder is never taken.
+   */
+  recycleAfterMs: number;
 }
 
 const MAX_PEERS = 32;
+/** Departed rows tried per look-up, and look-ups per start (rows taken by others in between). */
+const TAKEOVER_CANDIDATES = 16;
+const REGISTER_ATTEMPTS = 5;
 
 /**
  * The fork's `mysql` mode: one `leaf_workerid_alloc` row per ip:port, whose row id is the worker
- * id (fixed for that ip:port). The row is owned by one live instance at a time (`owner` token,
+ * id (fixed for that ip:port while it keeps the row). A new ip:port takes over the row of a
+ * departed instance (recycled) before it inserts a row of its own, and never uses a row id above
+ * the layout's largest worker id. The row is owned by one live instance at a time (`owner` token,
  * `last_report` by the database's clock): a start finding it owned and reported within the
  * liveness window waits for that ownership to run out (a crashed predecessor) and is refused when
  * the owner reports again (a second live instance with the same identity). The row's
@@ -48,17 +60,14 @@ export class MysqlRegistry implements WorkerIdRegistry {
   async register(now: number): Promise<Registration> {
     const { ip, port, repository } = this.options;
     const ipPort = `${ip}:${port}`;
-    let row = await repository.findByIpPort(ipPort);
-    if (!row) {
-      await repository.insert(ip, port, this.owner);
-      row = await repository.findByIpPort(ipPort);
-      if (!row) {
-        throw new Error(`leaf_workerid_alloc row of ${ipPort} vanished while registering`);
-      }
-    }
-    const workerId = assertWorkerIdInRange(row.id, `leaf_workerid_alloc row of ${ipPort} (worker id = row id)`);
     const started = this.options.clock.now();
-    await this.claim(workerId, ipPort);
+    let workerId: number | null = null;
+    for (let attempt = 0; workerId === null; attempt++) {
+      if (attempt === REGISTER_ATTEMPTS) {
+        throw startRefused(`leaf_workerid_alloc: the row of ${ipPort} kept changing hands while registering; refusing to start`);
+      }
+      workerId = await this.acquire(ipPort, now);
+    }
     now += this.options.clock.now() - started;
     // Read after the claim: a previous holder can no longer extend it.
     const held = await repository.holder(workerId);
@@ -109,20 +118,79 @@ export class MysqlRegistry implements WorkerIdRegistry {
   async close(): Promise<void> {}
 
   /**
-   * Takes the row. Owned by an instance that reported within the liveness window: waits until it
-   * has not reported for that long (a crashed predecessor), and refuses as soon as it reports
-   * again (a live instance with the same ip:port).
+   * The worker id this start owns now, or null when the row moved under it (taken over by another
+   * ip:port, inserted by another start): the caller looks again.
+   * 1. this ip:port's row, when its id is in range (a crashed predecessor is waited out);
+   * 2. else a departed instance's row, taken over;
+   * 3. else a new row, when its id is in range (else deleted again: refused, all rows are live).
    */
-  private async claim(workerId: number, ipPort: string): Promise<void> {
+  private async acquire(ipPort: string, now: number): Promise<number | null> {
+    const { ip, port, repository, maxWorkerId, livenessMs } = this.options;
+    const own = await repository.findByIpPort(ipPort);
+    if (own && own.id >= 1 && own.id <= maxWorkerId) {
+      return (await this.claim(own.id, ipPort)) ? own.id : null;
+    }
+    if (own) {
+      if (!(await repository.retire(own.id, ipPort, livenessMs))) {
+        throw identityInUse(ipPort, 0, 'leaf_workerid_alloc');
+      }
+      this.logger.warn(`leaf_workerid_alloc row ${own.id} of ${ipPort} is outside 1..${maxWorkerId}: renamed retired#${own.id}; taking another row`);
+    }
+    const recycled = await this.takeOverDeparted(ipPort, now);
+    if (recycled !== null) {
+      return recycled;
+    }
+    const inserted = await repository.insert(ip, port, this.owner);
+    if (inserted === null) {
+      return null;
+    }
+    if (inserted <= maxWorkerId) {
+      return inserted;
+    }
+    await repository.deleteInserted(inserted, this.owner);
+    throw startRefused(
+      `no free worker id in leaf_workerid_alloc: every row 1..${maxWorkerId} belongs to a live instance (a row is taken over ${this.options.recycleAfterMs} ms after its instance stopped reporting), and a new row would get id ${inserted}; refusing to start`,
+    );
+  }
+
+  /** Takes over the row of a departed instance (one conditional update per candidate), or null. */
+  private async takeOverDeparted(ipPort: string, now: number): Promise<number | null> {
+    const { ip, port, repository, maxWorkerId, recycleAfterMs } = this.options;
+    for (let lookup = 0; lookup < REGISTER_ATTEMPTS; lookup++) {
+      const latest = now + this.options.startAllowanceMs;
+      const candidates = await repository.departed(maxWorkerId, recycleAfterMs, now, latest, TAKEOVER_CANDIDATES);
+      for (const id of candidates) {
+        if (await repository.takeOver(id, ip, port, this.owner, recycleAfterMs, now)) {
+          this.logger.log(`took over leaf_workerid_alloc row ${id} (a departed instance's) for ${ipPort}: worker id ${id}`);
+          return id;
+        }
+      }
+      if (candidates.length < TAKEOVER_CANDIDATES) {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Takes this ip:port's row; false when the row is no longer this ip:port's. Owned by an instance
+   * that reported within the liveness window: waits until it has not reported for that long (a
+   * crashed predecessor), and refuses as soon as it reports again (a live instance with the same
+   * ip:port).
+   */
+  private async claim(workerId: number, ipPort: string): Promise<boolean> {
     const { repository, livenessMs, clock } = this.options;
     let first: string | null | undefined;
     const started = clock.now();
     const pollMs = Math.max(20, Math.min(250, Math.floor(livenessMs / 10)));
     for (;;) {
-      if (await repository.claim(workerId, this.owner, livenessMs)) {
-        return;
+      if (await repository.claim(workerId, ipPort, this.owner, livenessMs)) {
+        return true;
       }
       const holder = await repository.holder(workerId);
+      if (holder === null || holder.ipPort !== ipPort) {
+        return false;
+      }
       const seen = `${holder?.owner}@${holder?.lastReport}`;
       if (first === undefined) {
         first = seen;

@@ -1,5 +1,5 @@
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
-import { isValidWorkerId } from '../core/snowflake-layout';
+import { MAX_WORKER_ID } from '../core/snowflake-layout';
 
 export function startRefused(message: string): IdGenError {
   return new IdGenError(ErrorKind.SnowflakeStartRefused, message);
@@ -25,9 +25,10 @@ export function identityInUse(ipPort: string, agoMs: number, where: string): IdG
   );
 }
 
-export function assertWorkerIdInRange(workerId: number, where: string): number {
-  if (!isValidWorkerId(workerId)) {
-    throw startRefused(`worker id ${workerId} from ${where} is outside 0..1023; refusing to start`);
+/** `maxWorkerId`: the layout's largest worker id (SNOWFLAKE_LAYOUT). */
+export function assertWorkerIdInRange(workerId: number, where: string, maxWorkerId = MAX_WORKER_ID): number {
+  if (!(Number.isInteger(workerId) && workerId >= 0 && workerId <= maxWorkerId)) {
+    throw startRefused(`worker id ${workerId} from ${where} is outside 0..${maxWorkerId} (SNOWFLAKE_LAYOUT); refusing to start`);
   }
   return workerId;
 }

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { within } from './time-bound';
 
 export interface WorkerIdAllocRow {
   id: number;
@@ -11,6 +12,8 @@ export interface WorkerIdAllocRow {
 /** Who holds a row: its owner token and how long ago (database clock) it last reported. */
 export interface WorkerIdHolder {
   owner: string | null;
+  /** The row's ip:port now (a takeover changes it). */
+  ipPort: string;
   /** The raw last_report value: a change means the holder reported again. */
   lastReport: string | null;
   /** Milliseconds since the last report by the database's clock (null: never reported). */
@@ -26,12 +29,27 @@ interface RawRow {
   max_timestamp: string | number | null;
 }
 
-/** Narrow data access to `leaf_workerid_alloc` (mysql mode). */
+/**
+ * A row whose instance is gone: shardleaf's rows when freed by a graceful stop (owner NULL) or not
+ * reported (database clock) for the grace period; rows never claimed by shardleaf (the Leaf
+ * fork's own instances report only max_timestamp) when their max_timestamp is that old too.
+ * Params: graceMs × 1000 (µs), oldest max_timestamp still taken for live (ms).
+ */
+const DEPARTED = `((last_report IS NOT NULL AND (owner IS NULL OR last_report < NOW(3) - INTERVAL ? MICROSECOND))
+   OR (last_report IS NULL AND owner IS NULL AND (max_timestamp IS NULL OR max_timestamp < ?)))`;
+
+/**
+ * Narrow data access to `leaf_workerid_alloc` (mysql mode). Every call is bounded by `timeoutMs`
+ * and never repeated by this class: a write that timed out may or may not have run.
+ */
 export class WorkerIdAllocRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly timeoutMs = 5000,
+  ) {}
 
   async findByIpPort(ipPort: string): Promise<WorkerIdAllocRow | null> {
-    const rows: RawRow[] = await this.dataSource.query(
+    const rows: RawRow[] = await this.query(
       'SELECT id, ip_port, ip, port, max_timestamp FROM leaf_workerid_alloc WHERE ip_port = ?',
       [ipPort],
     );
@@ -44,7 +62,7 @@ export class WorkerIdAllocRepository {
    */
   async insert(ip: string, port: number, owner: string): Promise<number | null> {
     try {
-      const result: { insertId: number } = await this.dataSource.query(
+      const result: { insertId: number } = await this.query(
         'INSERT INTO leaf_workerid_alloc (ip_port, ip, port, max_timestamp, owner, last_report) VALUES (?, ?, ?, NULL, ?, NOW(3))',
         [`${ip}:${port}`, ip, String(port), owner],
       );
@@ -62,19 +80,72 @@ export class WorkerIdAllocRepository {
    * Takes the row for `owner` when it is free (no owner, a graceful stop), already ours, or its
    * holder has not reported for `livenessMs` by the database's clock. Resolves whether it did.
    */
-  async claim(id: number, owner: string, livenessMs: number): Promise<boolean> {
-    const result: { affectedRows: number } = await this.dataSource.query(
+  async claim(id: number, ipPort: string, owner: string, livenessMs: number): Promise<boolean> {
+    const result: { affectedRows: number } = await this.query(
       `UPDATE leaf_workerid_alloc SET owner = ?, last_report = NOW(3)
-        WHERE id = ? AND (owner IS NULL OR owner = ? OR last_report IS NULL OR last_report < NOW(3) - INTERVAL ? MICROSECOND)`,
-      [owner, id, owner, livenessMs * 1000],
+        WHERE id = ? AND ip_port = ? AND (owner IS NULL OR owner = ? OR last_report IS NULL OR last_report < NOW(3) - INTERVAL ? MICROSECOND)`,
+      [owner, id, ipPort, owner, livenessMs * 1000],
     );
     return Number(result.affectedRows) > 0;
   }
 
+  /**
+   * Departed rows with ids 1..maxId whose recorded time is at most `latest` (a taker would be
+   * refused past it), the oldest recorded time first (the least wait for a taker). `now` is this
+   * instance's clock (ms), `graceMs` how long a holder must have been silent.
+   */
+  async departed(maxId: number, graceMs: number, now: number, latest: number, limit: number): Promise<number[]> {
+    const rows: Array<{ id: number | string }> = await this.query(
+      `SELECT id FROM leaf_workerid_alloc
+        WHERE id BETWEEN 1 AND ? AND COALESCE(max_timestamp, 0) <= ? AND ${DEPARTED}
+        ORDER BY COALESCE(max_timestamp, 0), id LIMIT ${Number(limit)}`,
+      [maxId, latest, graceMs * 1000, now - graceMs],
+    );
+    return rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * Takes over a departed row for this ip:port in ONE conditional update (the departed test is
+   * re-checked on the locked row), so two instances can never both take it. Keeps max_timestamp:
+   * the new holder starts after it.
+   */
+  async takeOver(id: number, ip: string, port: number, owner: string, graceMs: number, now: number): Promise<boolean> {
+    const result: { affectedRows: number } = await this.query(
+      `UPDATE leaf_workerid_alloc SET ip_port = ?, ip = ?, port = ?, owner = ?, last_report = NOW(3)
+        WHERE id = ? AND ${DEPARTED}`,
+      [`${ip}:${port}`, ip, String(port), owner, id, graceMs * 1000, now - graceMs],
+    );
+    return Number(result.affectedRows) > 0;
+  }
+
+  /**
+   * Frees this ip:port's row whose id is outside the layout's range (never used for IDs in this
+   * layout) by renaming its ip_port to `retired#{id}`, unless a live instance owns it. The row and
+   * its max_timestamp stay; it becomes a departed row like any other.
+   */
+  async retire(id: number, ipPort: string, livenessMs: number): Promise<boolean> {
+    const result: { affectedRows: number } = await this.query(
+      `UPDATE leaf_workerid_alloc SET ip_port = CONCAT('retired#', id), owner = NULL
+        WHERE id = ? AND ip_port = ? AND (owner IS NULL OR last_report IS NULL OR last_report < NOW(3) - INTERVAL ? MICROSECOND)`,
+      [id, ipPort, livenessMs * 1000],
+    );
+    return Number(result.affectedRows) > 0;
+  }
+
+  /** Deletes a row this start has just inserted (out of range: never used for an ID). */
+  async deleteInserted(id: number, owner: string): Promise<void> {
+    await this.query('DELETE FROM leaf_workerid_alloc WHERE id = ? AND owner = ? AND max_timestamp IS NULL', [id, owner]);
+  }
+
   async holder(id: number): Promise<WorkerIdHolder | null> {
-    const rows: Array<{ owner: string | null; last_report: string | null; ago_ms: string | number | null; max_timestamp: string | number | null }> =
-      await this.dataSource.query(
-        `SELECT owner, CAST(last_report AS CHAR) AS last_report, TIMESTAMPDIFF(MICROSECOND, last_report, NOW(3)) DIV 1000 AS ago_ms, max_timestamp
+    const rows: Array<{
+      owner: string | null;
+      ip_port: string;
+      last_report: string | null;
+      ago_ms: string | number | null;
+      max_timestamp: string | number | null;
+    }> = await this.query(
+        `SELECT owner, ip_port, CAST(last_report AS CHAR) AS last_report, TIMESTAMPDIFF(MICROSECOND, last_report, NOW(3)) DIV 1000 AS ago_ms, max_timestamp
            FROM leaf_workerid_alloc WHERE id = ?`,
         [id],
       );
@@ -84,6 +155,7 @@ export class WorkerIdAllocRepository {
     const r = rows[0];
     return {
       owner: r.owner,
+      ipPort: r.ip_port,
       lastReport: r.last_report,
       agoMs: r.ago_ms === null ? null : Number(r.ago_ms),
       maxTimestamp: r.max_timestamp === null ? null : Number(r.max_timestamp),
@@ -95,7 +167,7 @@ export class WorkerIdAllocRepository {
    * resolves false when it is not (the ownership was lost: stop issuing).
    */
   async report(id: number, owner: string, until: number): Promise<boolean> {
-    const result: { affectedRows: number } = await this.dataSource.query(
+    const result: { affectedRows: number } = await this.query(
       `UPDATE leaf_workerid_alloc SET max_timestamp = GREATEST(COALESCE(max_timestamp, 0), ?), last_report = NOW(3)
         WHERE id = ? AND owner = ?`,
       [until, id, owner],
@@ -105,7 +177,7 @@ export class WorkerIdAllocRepository {
 
   /** Graceful stop: records the last ID's time exactly and frees the row (if still ours). */
   async release(id: number, owner: string, maxTimestamp: number): Promise<void> {
-    await this.dataSource.query('UPDATE leaf_workerid_alloc SET max_timestamp = ?, owner = NULL WHERE id = ? AND owner = ?', [
+    await this.query('UPDATE leaf_workerid_alloc SET max_timestamp = ?, owner = NULL WHERE id = ? AND owner = ?', [
       maxTimestamp,
       id,
       owner,
@@ -114,12 +186,17 @@ export class WorkerIdAllocRepository {
 
   /** Other rows reported since `since`, most recent first. */
   async recentOthers(id: number, since: number, limit: number): Promise<WorkerIdAllocRow[]> {
-    const rows: RawRow[] = await this.dataSource.query(
+    const rows: RawRow[] = await this.query(
       `SELECT id, ip_port, ip, port, max_timestamp FROM leaf_workerid_alloc
         WHERE id <> ? AND max_timestamp >= ? ORDER BY max_timestamp DESC LIMIT ${Number(limit)}`,
       [id, since],
     );
     return rows.map(toRow);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private query<T = any>(sql: string, params: unknown[]): Promise<T> {
+    return within<T>(this.dataSource.query(sql, params), this.timeoutMs, 'MySQL (leaf_workerid_alloc)');
   }
 }
 

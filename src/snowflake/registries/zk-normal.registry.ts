@@ -23,6 +23,8 @@ export interface ZkNormalRegistryOptions {
   /** How far the recorded time may be ahead of the clock at start (waited out, not refused). */
   startAllowanceMs: number;
   clock: Clock;
+  /** The layout's largest worker id: a node sequence above it is refused. */
+  maxWorkerId: number;
 }
 
 const MAX_PEERS = 32;
@@ -223,7 +225,7 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     const existing = await this.findOwnNode();
     if (existing !== null) {
       const node = await zk.getData(existing);
-      const workerId = assertWorkerIdInRange(sequenceOf(existing), `ZooKeeper node ${existing}`);
+      const workerId = assertWorkerIdInRange(sequenceOf(existing), `ZooKeeper node ${existing}`, this.options.maxWorkerId);
       const cached = await cacheFile.read().catch(() => null);
       const recorded = Math.max(
         node ? decodeNodeData(node.data).timestamp : 0,
@@ -241,7 +243,7 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
       return recorded;
     }
     const created = await zk.create(`${this.foreverPath}/${this.prefix}`, this.nodeData(0), true);
-    this.workerId = assertWorkerIdInRange(sequenceOf(created), `ZooKeeper node ${created}`);
+    this.workerId = assertWorkerIdInRange(sequenceOf(created), `ZooKeeper node ${created}`, this.options.maxWorkerId);
     this.nodePath = created;
     this.logger.log(`created ${created}: worker id ${this.workerId}`);
     return 0;
@@ -304,7 +306,7 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
       throw startRefused(`ZooKeeper is unreachable (${why}) and there is no cache file ${cacheFile.path}`);
     }
     assertClockNotBehind(now, cached.maxTimestamp, `the cache file ${cacheFile.path}`, this.options.startAllowanceMs);
-    this.workerId = assertWorkerIdInRange(cached.workerId, `the cache file ${cacheFile.path}`);
+    this.workerId = assertWorkerIdInRange(cached.workerId, `the cache file ${cacheFile.path}`, this.options.maxWorkerId);
     this.liveVersion = null;
     this.logger.warn(`ZooKeeper is unreachable (${why}); using worker id ${this.workerId} from ${cacheFile.path}`);
     return cached.maxTimestamp;

@@ -17,6 +17,8 @@ export interface ZkRecycleRegistryOptions {
   leaseMs: number;
   /** The holder stops issuing after leaseMs - leaseMarginMs without a successful report. */
   leaseMarginMs: number;
+  /** The layout's largest worker id: the pools hold 0..1023, ids above it are never taken. */
+  maxWorkerId: number;
 }
 
 interface Held {
@@ -158,7 +160,11 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
   /** Moves one free id from notuse to inuse (one multi per attempt); refuses when none is free. */
   private async take(now: number): Promise<number> {
     const { zk } = this.options;
-    const free = shuffle((await zk.getChildren(this.paths.notuse)).map(workerIdOf).filter((id): id is number => id !== null));
+    const free = shuffle(
+      (await zk.getChildren(this.paths.notuse))
+        .map(workerIdOf)
+        .filter((id): id is number => id !== null && id <= this.options.maxWorkerId),
+    );
     let ahead = 0;
     for (const workerId of free) {
       const node = await zk.getData(this.paths.notuseNode(workerId));

@@ -85,6 +85,14 @@ export class ManagedProcess {
     }
   }
 
+  /** Sends `signal` without waiting for anything (SIGSTOP, SIGCONT). */
+  signal(signal: NodeJS.Signals): void {
+    if (!this.child || !this.running) {
+      throw new Error(`${this.name} is not running`);
+    }
+    this.child.kill(signal);
+  }
+
   /** Sends `signal` and waits for the exit; resolves the exit code (null when killed). */
   async stop(signal: NodeJS.Signals = 'SIGKILL', timeoutMs = 15_000): Promise<number | null> {
     const child = this.child;

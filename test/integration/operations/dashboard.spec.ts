@@ -123,6 +123,7 @@ describe('admin dashboard in headless Chromium', () => {
     // The snowflake worker of this instance is shown.
     await page.waitForSelector('#snowflake td');
     expect(await page.textContent('#snowflake')).toContain('mysql');
+    expect(await page.textContent('#snowflake')).toContain('leaf (41/10/12 bits, worker ids 0..1023)');
 
     await page.fill('#create input[name=appId]', '42');
     await page.fill('#create input[name=appName]', 'browser');

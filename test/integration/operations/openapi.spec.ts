@@ -6,6 +6,7 @@ import { appSuite } from '../../support/app-suite';
 import { request } from '../../support/test-env';
 
 interface Operation {
+  description?: string;
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string; oneOf?: Array<{ $ref?: string }> } }> }>;
   security?: unknown[];
 }
@@ -56,6 +57,14 @@ describe('OpenAPI document', () => {
         expect(op.security).toEqual([{ admin: [] }]);
       }
     }
+  });
+
+  it('describes the snowflake layouts and leases, the app detail’s jsSafeMaxIndex and GET /', () => {
+    expect(doc.paths['/api/snowflake/get/{key}'].get.description).toMatch(/js-safe.*2\^53.*SNOWFLAKE_LEASE_LOST.*redis/s);
+    expect(doc.paths['/api/snowflake/decode/{id}'].get.description).toContain('SNOWFLAKE_LAYOUT');
+    expect(doc.paths['/admin/snowflake'].get.description).toMatch(/layout.*redis/s);
+    expect(doc.paths['/admin/apps/{appId}'].get.description).toContain('jsSafeMaxIndex');
+    expect(doc.paths['/'].get.description).toContain('links');
   });
 
   it('serves the UI at /docs', async () => {

@@ -97,9 +97,13 @@ describe('queue ID REST API and admin API', () => {
       const apps = list.json<{ apps: Array<{ appId: number; shardCount: number }> }>().apps;
       expect(apps.map((a) => a.appId)).toContain(1);
       const detail = (await request(app, 'GET', '/admin/apps/1')).json<{
-        shards: Array<{ shardId: number; maxId: string; step: number; queueLength: number; remainingCapacity: string }>;
+        jsSafeMaxIndex: string;
+        shards: Array<{ shardId: number; maxId: string; step: number; queueLength: number; remainingCapacity: string; jsSafe: boolean }>;
       }>();
       expect(detail.shards).toHaveLength(64);
+      // Indexes up to 2^39 - 1 keep every ID of the app below 2^53.
+      expect(detail.jsSafeMaxIndex).toBe('549755813887');
+      expect(detail.shards.every((s) => s.jsSafe)).toBe(true);
       const shard0 = detail.shards[0];
       expect(shard0.step).toBe(1000);
       expect(BigInt(shard0.maxId)).toBeGreaterThanOrEqual(1000n);

@@ -127,8 +127,18 @@ describe('snowflake mysql mode (leaf_workerid_alloc)', () => {
   });
 
   // Last: the explicit id 1024 moves AUTO_INCREMENT past the worker-id range for later rows.
-  it('refuses a worker id above 1023 clearly', async () => {
+  it('never uses a row id above 1023: the row is renamed and a departed row taken instead', async () => {
     await env.sql("INSERT INTO leaf_workerid_alloc (id, ip_port, ip, port, max_timestamp) VALUES (1024, '127.0.0.1:7004', '127.0.0.1', '7004', 0)");
-    expect(await startRefusal(config(7004))).toMatch(/worker id 1024 .* outside 0\.\.1023/);
+    const app = await startApp(config(7004));
+    try {
+      expect(await workerIdOf(app, DEFAULT_TWEPOCH)).toBeLessThanOrEqual(1023);
+      expect((await rows()).find((r) => r.id === 1024)?.ip_port).toBe('retired#1024');
+    } finally {
+      await app.close();
+    }
+    // With no departed row left, a new ip:port is refused rather than given row 1025.
+    await env.sql("UPDATE leaf_workerid_alloc SET owner = 'live', last_report = NOW(3) + INTERVAL 1 HOUR WHERE id <= 1023");
+    expect(await startRefusal(config(7005))).toMatch(/no free worker id .* a new row would get id 10(2[5-9]|[3-9][0-9])/);
+    expect((await rows()).filter((r) => r.id > 1024)).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
 import { WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry';
 import { PeerClockService } from '../../../src/snowflake/peer-clock.service';
 import { createRegistry } from '../../../src/snowflake/registry.factory';
+import { SnowflakeReports } from '../../../src/snowflake/snowflake-reports';
 import { SnowflakeService } from '../../../src/snowflake/snowflake.service';
 import { pollUntil } from '../../support/poll';
 import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
@@ -154,8 +155,8 @@ describe('snowflake: never twice across identities and restarts', () => {
     it('issues no ID twice', async () => {
       const cfg = config(mode, port);
       const make = (clock: Clock): SnowflakeService => {
-        const registry = (createRegistry as (...args: unknown[]) => WorkerIdRegistry | null)(cfg.snowflake, dataSource, clock);
-        return new SnowflakeService(cfg, registry, clock, noPeerCheck);
+        const registry = (createRegistry as (...args: unknown[]) => WorkerIdRegistry | null)(cfg.snowflake, cfg.redis, dataSource, clock);
+        return new SnowflakeService(cfg, registry, clock, noPeerCheck, new SnowflakeReports());
       };
       const clock1 = shiftedClock(0);
       const first = make(clock1);

@@ -1,4 +1,5 @@
 import {
+  JS_SAFE_MAX_INDEX,
   MAX_GATE_PASS_VALUE,
   MAX_INDEX,
   composeQueueId,
@@ -7,6 +8,12 @@ import {
 } from '../../../src/queue-id/core/queue-id-layout';
 
 describe('queue ID layout: index << 14 | shard << 8 | appId', () => {
+  it('keeps every ID below 2^53 up to index 2^39 - 1 (JS_SAFE_MAX_INDEX), on any shard of any app', () => {
+    expect(JS_SAFE_MAX_INDEX).toBe(549755813887n);
+    expect(composeQueueId(JS_SAFE_MAX_INDEX, 63, 255)).toBe(2n ** 53n - 1n);
+    expect(composeQueueId(JS_SAFE_MAX_INDEX + 1n, 0, 0)).toBe(2n ** 53n);
+  });
+
   it('has 64 shards, as 2 << GATE_PASS_BYTE_LEN - 1 in Java', () => {
     expect(MAX_GATE_PASS_VALUE).toBe(64);
   });

@@ -99,4 +99,28 @@ describe('snowflake config', () => {
     );
     expect(read({ SNOWFLAKE_LEASE_MS: '2000', SNOWFLAKE_LEASE_MARGIN_MS: '500', SNOWFLAKE_REPORT_INTERVAL_MS: '200' }).leaseMs).toBe(2000);
   });
+
+  it('reads SNOWFLAKE_LAYOUT (default leaf) and shrinks the worker-id range and random start of js-safe', () => {
+    expect(read({}).layout).toBe('leaf');
+    const js = read({ SNOWFLAKE_LAYOUT: 'js-safe' });
+    expect(js).toMatchObject({ layout: 'js-safe', randomStartBound: 8 });
+    expectConfigError({ SNOWFLAKE_LAYOUT: 'js' }, 'SNOWFLAKE_LAYOUT');
+    // 128 sequences per ms: a random start above 28 would leave fewer than 100 IDs per ms.
+    expect(read({ SNOWFLAKE_LAYOUT: 'js-safe', SNOWFLAKE_RANDOM_START_BOUND: '28' }).randomStartBound).toBe(28);
+    expectConfigError({ SNOWFLAKE_LAYOUT: 'js-safe', SNOWFLAKE_RANDOM_START_BOUND: '29' }, 'SNOWFLAKE_RANDOM_START_BOUND');
+    expect(read({ SNOWFLAKE_RANDOM_START_BOUND: '4096' }).randomStartBound).toBe(4096);
+    const local = { SNOWFLAKE_LAYOUT: 'js-safe', SNOWFLAKE_MODE: 'local', SNOWFLAKE_IP: '10.0.0.1' };
+    expect(read({ ...local, SNOWFLAKE_WORKER_ID: '31' }).workerIdMap).toEqual({ '10.0.0.1:8080': 31 });
+    expectConfigError({ ...local, SNOWFLAKE_WORKER_ID: '32' }, 'SNOWFLAKE_WORKER_ID');
+    expectConfigError({ ...local, SNOWFLAKE_WORKER_ID_MAP: '{"10.0.0.1:8080": 40}' }, 'SNOWFLAKE_WORKER_ID_MAP');
+  });
+
+  it('reads SNOWFLAKE_MODE=redis and SNOWFLAKE_LEASE_TTL_MS (default 10 s, renewed at least twice before ttl - a fifth)', () => {
+    expect(read({ SNOWFLAKE_MODE: 'redis' })).toMatchObject({ mode: 'redis', leaseTtlMs: 10_000, reportIntervalMs: 3000 });
+    expect(read({ SNOWFLAKE_MODE: 'redis', SNOWFLAKE_LEASE_TTL_MS: '2500', SNOWFLAKE_REPORT_INTERVAL_MS: '1000' }).leaseTtlMs).toBe(2500);
+    // 2400 - 480 = 1920 < 2 × 1000
+    expectConfigError({ SNOWFLAKE_MODE: 'redis', SNOWFLAKE_LEASE_TTL_MS: '2400', SNOWFLAKE_REPORT_INTERVAL_MS: '1000' }, 'SNOWFLAKE_LEASE_TTL_MS');
+    expectConfigError({ SNOWFLAKE_MODE: 'redis', SNOWFLAKE_LEASE_TTL_MS: '100' }, 'SNOWFLAKE_LEASE_TTL_MS');
+    expectConfigError({ SNOWFLAKE_LEASE_TTL_MS: 'long' }, 'SNOWFLAKE_LEASE_TTL_MS');
+  });
 });

@@ -128,11 +128,11 @@ describe('SnowflakeGenerator', () => {
     const clock = new FakeClock(T);
     const gen = generator(clock, { workerId: 1 });
     const a = await gen.next();
-    gen.switchWorker(900);
+    gen.switchWorker(900, Number.POSITIVE_INFINITY);
     const b = await gen.next();
     expect(decodeId(b, TWEPOCH).workerId).toBe(900);
     expect(b).toBeGreaterThan(a);
-    expect(() => gen.switchWorker(1024)).toThrow(IdGenError);
+    expect(() => gen.switchWorker(1024, Number.POSITIVE_INFINITY)).toThrow(IdGenError);
   });
 
   it('refuses a worker id outside 0..1023', () => {

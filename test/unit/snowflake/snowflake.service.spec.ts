@@ -4,6 +4,7 @@ import { loadConfig } from '../../../src/config/load-config';
 import { decodeId } from '../../../src/snowflake/core/snowflake-layout';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../../../src/snowflake/core/worker-id-registry';
 import { PeerClockService } from '../../../src/snowflake/peer-clock.service';
+import { SnowflakeReports } from '../../../src/snowflake/snowflake-reports';
 import { SnowflakeService } from '../../../src/snowflake/snowflake.service';
 import { FakeClock } from './fake-clock';
 
@@ -57,7 +58,7 @@ class FakeRegistry implements WorkerIdRegistry {
 function service(registry: FakeRegistry | null, clock: FakeClock, env: Record<string, string> = {}): SnowflakeService {
   const config = loadConfig({ SNOWFLAKE_IP: '127.0.0.1', SNOWFLAKE_REPORT_INTERVAL_MS: '100', ...env });
   const peerClock = { check: async () => undefined } as unknown as PeerClockService;
-  return new SnowflakeService(config, registry, clock, peerClock);
+  return new SnowflakeService(config, registry, clock, peerClock, new SnowflakeReports());
 }
 
 async function kindOf(promise: Promise<unknown>): Promise<ErrorKind | undefined> {
@@ -82,6 +83,20 @@ describe('SnowflakeService', () => {
     await svc.onModuleInit();
     const [id] = await svc.nextIds(1);
     expect(decodeId(id, 1288834974657)).toMatchObject({ workerId: 7, timestamp: T });
+    await svc.onApplicationShutdown();
+  });
+
+  it('issues with the worker id of the first report when the registered one was lost while starting', async () => {
+    class SwitchingRegistry extends FakeRegistry {
+      override async heartbeat(now: number, until: number): Promise<Report> {
+        const report = await super.heartbeat(now, until);
+        return { ...report, workerId: 12 };
+      }
+    }
+    const clock = new FakeClock(T);
+    const svc = service(new SwitchingRegistry(), clock);
+    await svc.onModuleInit();
+    expect(decodeId((await svc.nextIds(1))[0], 1288834974657).workerId).toBe(12);
     await svc.onApplicationShutdown();
   });
 

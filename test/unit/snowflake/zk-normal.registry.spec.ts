@@ -30,6 +30,7 @@ describe('ZkNormalRegistry (in-memory ZooKeeper, cache file in a temp dir)', () 
       livenessMs: LIVENESS,
       startAllowanceMs: ALLOWANCE,
       clock,
+      maxWorkerId: 1023,
     });
   const nodeTime = async (zk: InMemoryZookeeper): Promise<number> => {
     const [node] = await zk.getChildren(FOREVER);

@@ -1,16 +1,17 @@
 import { Logger } from '@nestjs/common';
-import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
+import { ErrorKind } from '../../../src/common/id-gen.error';
 import { decodeNodeData, encodeNodeData } from '../../../src/snowflake/registries/zk-node-data';
 import { ZkRecycleRegistry } from '../../../src/snowflake/registries/zk-recycle.registry';
 import { InMemoryZookeeper } from './in-memory-zookeeper';
+import { errorKindOfCall } from '../../support/error-kind';
 
 const T = 1_763_769_600_000;
 const LEASE = 10_000;
 const MARGIN = 2_000;
 const BASE = '/snowflake/t/recycle';
 
-function registry(zk: InMemoryZookeeper, port: number): ZkRecycleRegistry {
-  return new ZkRecycleRegistry({ zk: zk.asClient(), name: 't', ip: '10.0.0.1', port, leaseMs: LEASE, leaseMarginMs: MARGIN });
+function registry(zk: InMemoryZookeeper, port: number, maxWorkerId = 1023): ZkRecycleRegistry {
+  return new ZkRecycleRegistry({ zk: zk.asClient(), name: 't', ip: '10.0.0.1', port, leaseMs: LEASE, leaseMarginMs: MARGIN, maxWorkerId });
 }
 
 function pool(zk: InMemoryZookeeper, which: 'inuse' | 'notuse'): number[] {
@@ -18,14 +19,7 @@ function pool(zk: InMemoryZookeeper, which: 'inuse' | 'notuse'): number[] {
   return [...zk.nodes.keys()].filter((p) => p.startsWith(prefix)).map((p) => Number(p.slice(prefix.length)));
 }
 
-function kindOf(run: () => void): ErrorKind | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (err) {
-    return (err as IdGenError).kind;
-  }
-}
+const kindOf = errorKindOfCall;
 
 describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
   beforeAll(() => {
@@ -40,6 +34,17 @@ describe('ZkRecycleRegistry (in-memory ZooKeeper)', () => {
     expect(pool(zk, 'inuse').sort()).toEqual([a, b].sort());
     expect(pool(zk, 'notuse')).toHaveLength(1022);
     expect(pool(zk, 'notuse').every((id) => id >= 0 && id <= 1023)).toBe(true);
+  });
+
+  it('takes only ids of the layout (js-safe: 0..31) from the shared 1024-id pools', async () => {
+    const zk = new InMemoryZookeeper();
+    const ids: number[] = [];
+    for (let port = 1; port <= 32; port++) {
+      ids.push((await registry(zk, port, 31).register(T)).workerId);
+    }
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 32 }, (_, i) => i));
+    await expect(registry(zk, 33, 31).register(T)).rejects.toThrow(/no free worker id/);
+    expect((await registry(zk, 34).register(T)).workerId).toBeGreaterThan(31);
   });
 
   it('never takes an id stamped ahead of its clock, and refuses when none is free', async () => {

@@ -1,0 +1,56 @@
+/**
+ * The port of the `redis` registry: worker ids 0..max leased from a shared store with a TTL. The
+ * store judges expiry by its own clock, so instances' clocks never decide who holds an id. Each
+ * id also keeps a recorded time: an upper bound of every ID issued with it, which a new holder
+ * must be past before it issues. Every operation is one atomic step in the store.
+ */
+export type LeaseClaim =
+  /** `floor`: the id's recorded time; the new holder issues only once its clock is past it. */
+  | { kind: 'claimed'; workerId: number; floor: number }
+  /** Every id 0..max is leased by a live holder. */
+  | { kind: 'none-free' }
+  /** Free ids exist, but each one's recorded time is further ahead of this clock than allowed. */
+  | { kind: 'ahead'; floor: number }
+  /**
+   * The store has just lost or never had its leases (a Redis restarted empty, flushed, new): no id
+   * is handed out until a whole TTL has passed, by when every holder that still believes in a
+   * lease from before has passed its deadline. Ask again after `waitMs`.
+   */
+  | { kind: 'wait'; waitMs: number };
+
+export interface LeaseHolder {
+  workerId: number;
+  /** The holder's ip:port, for operators and the peer clock check. */
+  identity: string;
+  recordedUntil: number;
+}
+
+export interface ClaimRequest {
+  owner: string;
+  ttlMs: number;
+  maxWorkerId: number;
+  /** This instance's clock (ms since 1970). */
+  now: number;
+  /** Ids whose recorded time is more than this ahead of `now` are skipped. */
+  allowanceMs: number;
+  identity: string;
+}
+
+export interface WorkerLeaseStore {
+  readonly description: string;
+  /** Leases the lowest free id (expired, released or never used) whose recorded time is within the allowance. */
+  claim(request: ClaimRequest): Promise<LeaseClaim>;
+  /**
+   * Extends the lease by `ttlMs` from the store's now and raises the recorded time to `until`,
+   * only while `owner` holds the id. Resolves false when another holder has claimed it.
+   */
+  renew(workerId: number, owner: string, ttlMs: number, until: number): Promise<boolean>;
+  /**
+   * Ends the lease of `owner` and sets the recorded time to `maxTimestamp` (the exact upper bound,
+   * so the next holder need not wait). Resolves false when the id was no longer `owner`'s.
+   */
+  release(workerId: number, owner: string, maxTimestamp: number): Promise<boolean>;
+  /** Holders whose recorded time is at or after `since`. */
+  holders(since: number): Promise<LeaseHolder[]>;
+  close(): Promise<void>;
+}
