@@ -26,6 +26,8 @@ export class NumberBuffer {
   loading: Promise<void> | null = null;
   reading: Promise<void> | null = null;
   exhausted: PeriodProof | null = null;
+  /** Numbers the requests waiting for an allocation of this key still need, summed. */
+  demand = 0;
 
   constructor(readonly key: string) {}
 

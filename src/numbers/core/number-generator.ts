@@ -1,5 +1,5 @@
-import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { NumberBuffer, NumberBufferView, bufferView } from './number-buffer';
+import { FRUITLESS_CALLS, exhaustedError, noProgress, notFound } from './number-errors';
 import { MonotonicClock } from './number-clock';
 import { NumberPattern, parsePattern } from './number-pattern';
 import { ClockAnchor, NumberSegment, PeriodProof, ValidityOptions } from './number-segment';
@@ -23,8 +23,6 @@ export type NumberEvent =
   | { kind: 'allocation'; outcome: 'allocated' | 'exhausted' | 'not_found' | 'failed'; size: bigint }
   | { kind: 'clock_read'; outcome: 'confirmed' | 'period_over' | 'not_found' | 'failed' };
 
-/** Waits and re-reads one request may go through per number before it gives up. */
-const ROUNDS_PER_NUMBER = 8;
 const MAX_MISSES = 10_000;
 
 /**
@@ -60,34 +58,52 @@ export class NumberGenerator {
     }
     const buffer = this.bufferOf(key);
     const out: string[] = [];
-    for (let round = 0; out.length < count; round++) {
-      if (round > ROUNDS_PER_NUMBER * count + 16) {
-        throw new IdGenError(ErrorKind.BackendUnavailable, `number format '${key}': the database clock could not be confirmed; retry`);
+    // This request's part of buffer.demand: what it still waits for from an allocation.
+    let waiting = 0;
+    let fruitless = 0;
+    const waitFor = async (call: () => Promise<void>): Promise<void> => {
+      if (++fruitless > FRUITLESS_CALLS) {
+        throw noProgress(key);
       }
-      const segment = buffer.current;
-      if (segment !== null && segment.left > 0n) {
-        const now = clock.now();
-        if (segment.proof.holdsFor(start, now)) {
-          segment.takeInto(out, count - out.length, now);
-          this.maybePreload(buffer, now);
-        } else {
-          await this.readClock(buffer);
+      await call();
+    };
+    try {
+      while (out.length < count) {
+        const segment = buffer.current;
+        if (segment !== null && segment.left > 0n) {
+          const now = clock.now();
+          if (segment.proof.holdsFor(start, now)) {
+            const taken = segment.takeInto(out, count - out.length, now);
+            fruitless = 0;
+            const settled = Math.min(waiting, taken);
+            waiting -= settled;
+            buffer.demand -= settled;
+            this.maybePreload(buffer, now);
+          } else {
+            await waitFor(() => this.readClock(buffer));
+          }
+          continue;
         }
-        continue;
-      }
-      if (buffer.next !== null) {
-        buffer.current = buffer.next;
-        buffer.next = null;
-        continue;
-      }
-      const exhausted = buffer.exhausted;
-      if (exhausted !== null) {
-        if (exhausted.holdsFor(start, clock.now())) {
-          throw exhaustedError(key, exhausted);
+        if (buffer.next !== null) {
+          buffer.current = buffer.next;
+          buffer.next = null;
+          continue;
         }
-        buffer.exhausted = null;
+        const exhausted = buffer.exhausted;
+        if (exhausted !== null) {
+          if (exhausted.holdsFor(start, clock.now())) {
+            throw exhaustedError(key, exhausted);
+          }
+          buffer.exhausted = null;
+        }
+        if (waiting === 0) {
+          waiting = count - out.length;
+          buffer.demand += waiting;
+        }
+        await waitFor(() => this.load(buffer));
       }
-      await this.load(buffer, count - out.length);
+    } finally {
+      buffer.demand -= waiting;
     }
     this.emit({ kind: 'issued', key, count });
     return out;
@@ -146,13 +162,17 @@ export class NumberGenerator {
       return;
     }
     // In the background; whoever runs out awaits the same promise and sees its error.
-    this.load(buffer, 1).catch(() => undefined);
+    this.load(buffer).catch(() => undefined);
   }
 
-  /** The one allocation in flight for this buffer (a preload, or a caller that ran out). */
-  private load(buffer: NumberBuffer, wanted: number): Promise<void> {
+  /**
+   * The one allocation in flight for this buffer (a preload, or callers that ran out). It asks for
+   * the summed demand of the requests waiting when it starts (at least one number); those that come
+   * while it runs wait for it and then start the next with theirs.
+   */
+  private load(buffer: NumberBuffer): Promise<void> {
     if (buffer.loading === null) {
-      buffer.loading = this.allocate(buffer, wanted).finally(() => {
+      buffer.loading = this.allocate(buffer, Math.max(1, buffer.demand)).finally(() => {
         buffer.loading = null;
       });
     }
@@ -257,16 +277,4 @@ export class NumberGenerator {
     }
     return pattern;
   }
-}
-
-function notFound(key: string): IdGenError {
-  return new IdGenError(ErrorKind.NumberFormatNotFound, `no number format '${key}'`);
-}
-
-function exhaustedError(key: string, proof: PeriodProof): IdGenError {
-  const period = proof.period.key === '' ? 'its sequence (reset none)' : `period ${proof.period.key}`;
-  return new IdGenError(
-    ErrorKind.NumberExhausted,
-    `number format '${key}' has used up ${period}: the next number would not fit its pattern's digits`,
-  );
 }

@@ -110,12 +110,14 @@ export class NumberSegment {
     this.next = this.max + 1n;
   }
 
-  /** Formats up to `n` numbers into `out`, printed at database time `printTime(now)`. */
-  takeInto(out: string[], n: number, now: number): void {
+  /** Formats up to `n` numbers into `out`, printed at database time `printTime(now)`; returns how many. */
+  takeInto(out: string[], n: number, now: number): number {
     const fields = dateFields(this.proof.printTime(now));
-    for (let i = 0; i < n && this.next <= this.max; i++) {
+    let taken = 0;
+    for (; taken < n && this.next <= this.max; taken++) {
       out.push(formatNumber(this.pattern, fields, this.next));
       this.next++;
     }
+    return taken;
   }
 }

@@ -1,4 +1,4 @@
-import { ErrorKind } from '../../../src/common/id-gen.error';
+import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { NumberGenerator } from '../../../src/numbers/core/number-generator';
 import { errorKindOf as kindOf } from '../../support/error-kind';
 import { FakeMonotonic, FakeNumberStore, World, parseDbTime } from './fake-number-store';
@@ -148,6 +148,42 @@ describe('NumberGenerator', () => {
     expect(store.sequences.get('small|20261126')).toBe(100n);
     expect(await gen.next('small', 2)).toEqual(['S20261126000101', 'S20261126000102']);
     expect(store.sequences.get('small|20261126')).toBe(102n);
+  });
+
+  it('200 concurrent requests in the last seconds of the day: every one served, by allocations of their summed demand', async () => {
+    store.define('burst', 'B{yyyyMMdd}{seq:6}', 'daily', 100);
+    world.dbMs = parseDbTime('2026-11-26 23:59:57');
+    const gen = instance(store);
+    expect(await gen.next('burst', 1)).toEqual(['B20261126000001']);
+    const allocations = store.allocations;
+    const results = await Promise.allSettled(Array.from({ length: 200 }, () => gen.next('burst', 1)));
+    const failed = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+    expect(failed).toEqual([]);
+    const numbers = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+    expect(new Set(numbers).size).toBe(200);
+    expect(numbers.sort()).toEqual(Array.from({ length: 200 }, (_, i) => `B20261126${String(i + 2).padStart(6, '0')}`));
+    // Exact allocations near the end: nothing of the old day is wasted, and a handful of them, not one per request.
+    expect(store.sequences.get('burst|20261126')).toBe(201n);
+    expect(store.allocations - allocations).toBeLessThanOrEqual(3);
+  });
+
+  it('a request that gets nothing from many database calls in a row fails with a message that says so', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:57');
+    const gen = instance(store);
+    expect((await gen.next('ord', 10)).at(-1)).toBe('ORD20261126000010');
+    // Every allocation is taken by someone else before this request's turn: a store that answers with nothing left.
+    const allocate = store.allocate.bind(store);
+    store.allocate = async (key, request) => {
+      const result = await allocate(key, request);
+      return result.kind === 'allocated' ? { ...result, from: result.to + 1n } : result;
+    };
+    const err: unknown = await gen.next('ord', 1).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(IdGenError);
+    expect((err as IdGenError).kind).toBe(ErrorKind.BackendUnavailable);
+    expect((err as IdGenError).message).toMatch(/16 database calls in a row/);
   });
 
   it('{seq:2}: 99 numbers, then NUMBER_EXHAUSTED (answered from memory), never a longer number or a wrap', async () => {
