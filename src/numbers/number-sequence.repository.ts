@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { BoundedDb } from '../infra/database/bounded-db';
 import { parsePattern } from './core/number-pattern';
 import { Allocation, AllocationRequest, ClockReading, NumberStore, segmentSize } from './core/number-store';
@@ -25,10 +26,15 @@ export class NumberSequenceRepository implements NumberStore {
 
   /**
    * One transaction: lock the format's row (every allocation of the key, from any instance, waits
-   * here), then read the database clock and the latest period used, then advance that period's
-   * sequence by the segment size, capped at the pattern's capacity. The clock is read under the
-   * lock, so allocations of a key move through periods in lock order and never back
-   * (allocationPeriod). Nothing is written when the period is used up.
+   * here), then read the database clock and the key's latest period and its sequence (one
+   * statement, after the lock was granted: its snapshot holds every earlier allocation of the key),
+   * so allocations of a key move through periods in lock order and never back (allocationPeriod).
+   * The range is what the row write itself moved: `max_seq = LAST_INSERT_ID(max_seq + n)` on the
+   * period's row, guarded by the capacity (its new value comes back in the statement's reply), or
+   * a plain INSERT of a new period's row (a duplicate key fails it). Uniqueness rests on that write,
+   * not on what was read before: a row changed since the read (by hand) shifts the range or fails
+   * the call, never repeats a sequence. No locking read: its gap locks would deadlock the inserts of
+   * neighbouring keys. Nothing is written when the period is used up.
    */
   allocate(key: string, request: AllocationRequest): Promise<Allocation> {
     return this.db.transaction(`allocating numbers of '${key}'`, async (q): Promise<Allocation> => {
@@ -41,31 +47,43 @@ export class NumberSequenceRepository implements NumberStore {
         return { kind: 'not-found' };
       }
       const reset = resetOf(format.reset_period, key);
-      const clock = await q<Array<{ db_now: string | null; latest: string | null }>>(
-        `SELECT ${CLOCK} AS db_now, (SELECT MAX(period) FROM number_seq WHERE fmt_key = ?) AS latest FROM shardleaf_db_clock c`,
+      const rows = await q<Array<{ k: string; v: string | null; max_seq: string | null }>>(
+        `SELECT 'clock' AS k, ${CLOCK} AS v, NULL AS max_seq FROM shardleaf_db_clock c UNION ALL ` +
+          "(SELECT 'seq', period, max_seq FROM number_seq WHERE fmt_key = ? ORDER BY period DESC LIMIT 1)",
         [key],
       );
-      const dbNow = String(clock[0]?.db_now);
-      const period = allocationPeriod(reset, parseDbTime(dbNow), clock[0]?.latest ?? null);
-      // The format's row lock orders every writer of these rows: a plain read sees the last commit.
-      const rows = await q<Array<{ max_seq: string }>>('SELECT max_seq FROM number_seq WHERE fmt_key = ? AND period = ?', [
-        key,
-        period.key,
-      ]);
-      const old = rows[0] ? BigInt(rows[0].max_seq) : 0n;
+      const dbNow = String(rows.find((r) => r.k === 'clock')?.v);
+      const latest = rows.find((r) => r.k === 'seq') ?? null;
+      const period = allocationPeriod(reset, parseDbTime(dbNow), latest?.v ?? null);
+      const old = latest !== null && latest.v === period.key ? BigInt(latest.max_seq ?? 0) : null;
       const capacity = parsePattern(format.pattern).capacity;
       const base = { pattern: format.pattern, reset, period: period.key, dbNow };
-      if (old >= capacity) {
+      if (old !== null && old >= capacity) {
         return { kind: 'exhausted', ...base };
       }
       const size = segmentSize(Number(format.step), request, capacity);
-      const to = old + size > capacity ? capacity : old + size;
-      await q(
-        'INSERT INTO number_seq (fmt_key, period, max_seq, update_time) VALUES (?, ?, ?, UTC_TIMESTAMP(3)) ' +
-          'ON DUPLICATE KEY UPDATE max_seq = VALUES(max_seq), update_time = VALUES(update_time)',
-        [key, period.key, to.toString()],
+      const n = (old ?? 0n) + size > capacity ? capacity - (old ?? 0n) : size;
+      if (old === null) {
+        await q('INSERT INTO number_seq (fmt_key, period, max_seq, update_time) VALUES (?, ?, ?, UTC_TIMESTAMP(3))', [
+          key,
+          period.key,
+          n.toString(),
+        ]);
+        return { kind: 'allocated', ...base, from: 1n, to: n };
+      }
+      const moved = await q<{ affectedRows: number; insertId?: number | string }>(
+        'UPDATE number_seq SET max_seq = LAST_INSERT_ID(max_seq + ?), update_time = UTC_TIMESTAMP(3) ' +
+          'WHERE fmt_key = ? AND period = ? AND max_seq <= ?',
+        [n.toString(), key, period.key, (capacity - n).toString()],
       );
-      return { kind: 'allocated', ...base, from: old + 1n, to };
+      if (Number(moved.affectedRows) !== 1 || moved.insertId === undefined) {
+        throw new IdGenError(
+          ErrorKind.BackendUnavailable,
+          `number_seq of '${key}', period '${period.key}', was changed by another writer during the allocation (nothing allocated); retry`,
+        );
+      }
+      const to = BigInt(moved.insertId);
+      return { kind: 'allocated', ...base, from: to - n + 1n, to };
     });
   }
 
