@@ -5,23 +5,24 @@ import { APP_CONFIG } from '../config/config.module';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { BoundedDb } from '../infra/database/bounded-db';
 import { parsePattern } from './core/number-pattern';
+import { CLOCK_VIEW, numberClockSql } from './number-clock-sql';
 import { Allocation, AllocationRequest, ClockReading, NumberStore, segmentSize } from './core/number-store';
 import { RESET_PERIODS, ResetPeriod, allocationPeriod, parseDbTime } from './core/period';
 
-/** The database clock as text the core reads (`YYYY-MM-DD HH:MM:SS.ffffff`), whatever the driver's time zone. */
-const CLOCK = "DATE_FORMAT(c.db_now, '%Y-%m-%d %H:%i:%s.%f')";
-
 /**
  * The number generator's port on MySQL/MariaDB (`number_format`, `number_seq`, the
- * `shardleaf_db_clock` view). Every call has NUMBER_DB_TIMEOUT_MS (BoundedDb): a call cut by it is
+ * `shardleaf_db_clock` view read in NUMBER_TIME_ZONE). Every call has NUMBER_DB_TIMEOUT_MS (BoundedDb): a call cut by it is
  * a gap, never resent.
  */
 @Injectable()
 export class NumberSequenceRepository implements NumberStore {
   private readonly db: BoundedDb;
+  /** "Now" in NUMBER_TIME_ZONE, from the view (alias `c`). */
+  private readonly clock: string;
 
   constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
     this.db = new BoundedDb(dataSource, config.numbers.dbTimeoutMs);
+    this.clock = numberClockSql(config.numbers.timeZone);
   }
 
   /**
@@ -48,7 +49,7 @@ export class NumberSequenceRepository implements NumberStore {
       }
       const reset = resetOf(format.reset_period, key);
       const rows = await q<Array<{ k: string; v: string | null; max_seq: string | null }>>(
-        `SELECT 'clock' AS k, ${CLOCK} AS v, NULL AS max_seq FROM shardleaf_db_clock c UNION ALL ` +
+        `SELECT 'clock' AS k, ${this.clock} AS v, NULL AS max_seq FROM ${CLOCK_VIEW} c UNION ALL ` +
           "(SELECT 'seq', period, max_seq FROM number_seq WHERE fmt_key = ? ORDER BY period DESC LIMIT 1)",
         [key],
       );
@@ -91,7 +92,7 @@ export class NumberSequenceRepository implements NumberStore {
   async readClock(key: string): Promise<ClockReading> {
     const rows = await this.db.query<Array<{ db_now: string | null; pattern: string | null; reset_period: string | null }>>(
       `reading the database clock for '${key}'`,
-      `SELECT ${CLOCK} AS db_now, f.pattern, f.reset_period FROM shardleaf_db_clock c LEFT JOIN number_format f ON f.fmt_key = ?`,
+      `SELECT ${this.clock} AS db_now, f.pattern, f.reset_period FROM ${CLOCK_VIEW} c LEFT JOIN number_format f ON f.fmt_key = ?`,
       [key],
     );
     const row = rows[0];

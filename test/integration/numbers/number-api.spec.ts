@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorSpec } from '../../../src/common/error-catalog';
 import { ErrorKind } from '../../../src/common/id-gen.error';
+import { CLOCK_VIEW, numberClockSql } from '../../../src/numbers/number-clock-sql';
 import { appSuite } from '../../support/app-suite';
 import { expectError, request } from '../../support/test-env';
 
@@ -15,9 +16,10 @@ describe('formatted numbers: route and admin API', () => {
   const one = (key: string) => request(app, 'GET', `/api/number/${key}`, { token: null });
   const many = (key: string, n: number) => request(app, 'GET', `/api/number/${key}?count=${n}`, { token: null });
 
+  /** The database's day as the service reads it: the same expression, on the same view, in NUMBER_TIME_ZONE (default). */
   async function dbDay(): Promise<string> {
-    const rows = (await suite.env.sql("SELECT DATE_FORMAT(NOW(), '%Y%m%d') AS d")) as Array<{ d: string }>;
-    return rows[0].d;
+    const rows = (await suite.env.sql(`SELECT ${numberClockSql('+00:00')} AS t FROM ${CLOCK_VIEW} c`)) as Array<{ t: string }>;
+    return rows[0].t.slice(0, 10).replace(/-/g, '');
   }
 
   beforeAll(async () => {

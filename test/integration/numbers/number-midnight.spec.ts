@@ -31,12 +31,12 @@ describe('formatted numbers across the database midnight', () => {
 
   it('restarts at 1 on the new day, and no number of the old day is issued after it', async () => {
     const rows = (await suite.env.sql(
-      "SELECT TIMESTAMPDIFF(MICROSECOND, NOW(6), TIMESTAMP(CURDATE(), '23:59:56')) AS us, " +
-        "DATE_FORMAT(CURDATE(), '%Y%m%d') AS d0, DATE_FORMAT(CURDATE() + INTERVAL 1 DAY, '%Y%m%d') AS d1",
+      "SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), TIMESTAMP(UTC_DATE(), '23:59:56')) AS us, " +
+        "DATE_FORMAT(UTC_DATE(), '%Y%m%d') AS d0, DATE_FORMAT(UTC_DATE() + INTERVAL 1 DAY, '%Y%m%d') AS d1",
     )) as Array<{ us: string; d0: string; d1: string }>;
     const { us, d0, d1 } = rows[0];
     await suite.env.sql(
-      `CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT TIMESTAMPADD(MICROSECOND, ${BigInt(us)}, NOW(3)) AS db_now`,
+      `CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT TIMESTAMPADD(MICROSECOND, ${BigInt(us)}, UTC_TIMESTAMP(3)) AS db_now`,
     );
     const movedAt = performance.now();
     // 'held': big segments and a slow load, so each instance still holds numbers of the old day at
