@@ -1,6 +1,6 @@
 import { NumberBuffer, NumberBufferView, bufferView } from './number-buffer';
 import { FRUITLESS_CALLS, exhaustedError, noProgress, notFound } from './number-errors';
-import { MonotonicClock } from './number-clock';
+import { InstanceClock, Instant, elapsedMs } from './number-clock';
 import { NumberPattern, parsePattern } from './number-pattern';
 import { ClockAnchor, NumberSegment, PeriodProof, ValidityOptions } from './number-segment';
 import { NumberStore } from './number-store';
@@ -9,7 +9,7 @@ import { parseDbTime, periodOfKey } from './period';
 export type { NumberBufferView, NumberSegmentView } from './number-buffer';
 
 export interface NumberGeneratorOptions extends ValidityOptions {
-  clock: MonotonicClock;
+  clock: InstanceClock;
   /** Closer than this to a period's end: allocate exactly the demand and preload nothing (ms). */
   boundaryWindowMs: number;
   /** An unknown key is answered from memory this long after the database said so (ms). */
@@ -36,7 +36,8 @@ const MAX_MISSES = 10_000;
  */
 export class NumberGenerator {
   private readonly buffers = new Map<string, NumberBuffer>();
-  private readonly misses = new Map<string, number>();
+  /** Keys the database said are unknown, and when it said so. */
+  private readonly misses = new Map<string, Instant>();
   private readonly patterns = new Map<string, NumberPattern>();
   private readonly emit: (event: NumberEvent) => void;
   private closed = false;
@@ -53,7 +54,7 @@ export class NumberGenerator {
     const clock = this.options.clock;
     const start = clock.now();
     const miss = this.misses.get(key);
-    if (miss !== undefined && start < miss) {
+    if (miss !== undefined && elapsedMs(miss, start) < (this.options.missCacheMs ?? 1000)) {
       throw notFound(key);
     }
     const buffer = this.bufferOf(key);
@@ -153,7 +154,7 @@ export class NumberGenerator {
     return buffer;
   }
 
-  private maybePreload(buffer: NumberBuffer, now: number): void {
+  private maybePreload(buffer: NumberBuffer, now: Instant): void {
     const current = buffer.current;
     if (this.closed || current === null || buffer.next !== null || buffer.loading !== null || !current.pastTenth) {
       return;
@@ -266,7 +267,7 @@ export class NumberGenerator {
     if (this.misses.size >= MAX_MISSES) {
       this.misses.clear();
     }
-    this.misses.set(buffer.key, this.options.clock.now() + (this.options.missCacheMs ?? 1000));
+    this.misses.set(buffer.key, this.options.clock.now());
   }
 
   private patternOf(source: string): NumberPattern {

@@ -1,12 +1,12 @@
 import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { NumberGenerator } from '../../../src/numbers/core/number-generator';
 import { errorKindOf as kindOf } from '../../support/error-kind';
-import { FakeMonotonic, FakeNumberStore, World, parseDbTime } from './fake-number-store';
+import { FakeClock, FakeNumberStore, World, parseDbTime } from './fake-number-store';
 
 const OPTIONS = { marginMs: 1000, trustMs: 60_000, boundaryWindowMs: 5000 };
 
 function instance(store: FakeNumberStore, offsetMs = 0): NumberGenerator {
-  return new NumberGenerator(store, { ...OPTIONS, clock: new FakeMonotonic(store.world, offsetMs) });
+  return new NumberGenerator(store, { ...OPTIONS, clock: new FakeClock(store.world, offsetMs) });
 }
 
 /** A second instance's view of the same database (its own connection: a gate of its own). */
@@ -33,7 +33,7 @@ describe('NumberGenerator', () => {
     expect(await gen.next('ord', 3)).toEqual(['ORD20261126000003', 'ORD20261126000004', 'ORD20261126000005']);
   });
 
-  it('never reads the wall clock', async () => {
+  it('reads time only through its clock (Date.now is never called by the generator itself)', async () => {
     const spy = jest.spyOn(Date, 'now').mockImplementation(() => {
       throw new Error('the wall clock was read');
     });
@@ -44,6 +44,30 @@ describe('NumberGenerator', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it('a machine suspended across midnight (monotonic clock stopped): no old-day number after it wakes', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:50');
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.suspend(30_000);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261127000001']);
+  });
+
+  it('a wall clock stepped back does not lengthen a proof; one stepped forward only shortens it (a reading, nothing lost)', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:50');
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.stepWall(-3600_000);
+    world.advance(9500); // 23:59:59.5: the proof (until 23:59:59) ran out by the monotonic clock
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000002']);
+    expect(store.clockReads).toBe(1);
+    world.advance(1000); // 00:00:00.5
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261127000001']);
+    world.stepWall(3600_000);
+    const reads = store.clockReads;
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261127000002']);
+    expect(store.clockReads).toBe(reads + 1);
   });
 
   it('serves from segments: one allocation per step, the next one preloaded after 10 %', async () => {
