@@ -30,6 +30,17 @@ export function readNumbersConfig(env: Env): NumbersConfig {
   if (clockMarginMs >= clockTrustMs) {
     throw new ConfigError('NUMBER_CLOCK_MARGIN_MS', `must be below NUMBER_CLOCK_TRUST_MS (${clockTrustMs}), got ${clockMarginMs}`);
   }
+  // The margin absorbs the rate difference of this instance's and the database's clocks over a
+  // reading's life (up to 1000 ppm, far beyond what NTP leaves), the millisecond the database
+  // truncates and a millisecond of timer resolution.
+  const minMargin = Math.ceil(clockTrustMs / 1000) + 2;
+  if (clockMarginMs < minMargin) {
+    throw new ConfigError(
+      'NUMBER_CLOCK_MARGIN_MS',
+      `must be at least NUMBER_CLOCK_TRUST_MS / 1000 + 2 = ${minMargin} (1000 ppm of clock rate difference over the trust, ` +
+        `and 2 ms of clock resolution), got ${clockMarginMs}`,
+    );
+  }
   return {
     dbTimeoutMs: readInt(env, 'NUMBER_DB_TIMEOUT_MS', 1000, 50, 60_000),
     clockMarginMs,

@@ -14,19 +14,29 @@ export interface ClockAnchor {
 }
 
 export interface ValidityOptions {
-  /** Kept between the estimated database time and the period's end, for clock rate drift (ms). */
+  /**
+   * Kept between the estimated database time and the period's end (ms), for the two clocks' rate
+   * difference over a reading's life (configuration requires at least 1000 ppm of `trustMs` + 2 ms).
+   */
   marginMs: number;
   /** A reading is trusted this long at most; after that the clock is read again (ms). */
   trustMs: number;
 }
 
 /**
+ * The database answers its clock truncated to the millisecond (`UTC_TIMESTAMP(3)`): when it said
+ * `dbMs` it was up to this much later.
+ */
+export const DB_CLOCK_STEP_MS = 1;
+
+/**
  * How long after its anchor (ms) a reading proves the database is still in `period`. When m ms
- * passed since the anchor, the database time is at most `dbMs + m` (the reading was taken after the
- * anchor), so before `(end - dbMs) - margin` the period cannot have ended; trusted at most `trustMs`.
+ * passed since the anchor, the database time is at most `dbMs + step + m` (the reading was taken
+ * after the anchor, and truncated), so before `(end - dbMs - step) - margin` the period cannot have
+ * ended; trusted at most `trustMs`.
  */
 export function validForMs(reading: ClockAnchor, period: Period, options: ValidityOptions): number {
-  return Math.min(period.endMs - reading.dbMs - options.marginMs, options.trustMs);
+  return Math.min(period.endMs - (reading.dbMs + DB_CLOCK_STEP_MS) - options.marginMs, options.trustMs);
 }
 
 /** One reading's bound: it proves the period for `validMs` after `anchor`. */
@@ -83,7 +93,7 @@ export class PeriodProof {
 
   /** Ms left until the period's end at the latest (from an upper bound of the database time). */
   msToEnd(now: Instant): number {
-    return this.period.endMs - (this.latest.dbMs + elapsedMs(this.latest.anchor, now));
+    return this.period.endMs - (this.latest.dbMs + DB_CLOCK_STEP_MS + elapsedMs(this.latest.anchor, now));
   }
 
   /** Database time for printing: the reading plus the time since its reply, kept inside the period. */

@@ -18,7 +18,7 @@ describe('loadConfig: number formats and the allocation history', () => {
   it('reads every variable', () => {
     const config = loadConfig({
       NUMBER_DB_TIMEOUT_MS: '250',
-      NUMBER_CLOCK_MARGIN_MS: '0',
+      NUMBER_CLOCK_MARGIN_MS: '7',
       NUMBER_CLOCK_TRUST_MS: '5000',
       NUMBER_BOUNDARY_WINDOW_MS: '0',
       NUMBER_TIME_ZONE: '-05:30',
@@ -28,7 +28,7 @@ describe('loadConfig: number formats and the allocation history', () => {
     });
     expect(config.numbers).toEqual({
       dbTimeoutMs: 250,
-      clockMarginMs: 0,
+      clockMarginMs: 7,
       clockTrustMs: 5000,
       boundaryWindowMs: 0,
       timeZone: '-05:30',
@@ -60,5 +60,12 @@ describe('loadConfig: number formats and the allocation history', () => {
   it('refuses a margin that is not below the trust', () => {
     expectConfigError('NUMBER_CLOCK_MARGIN_MS', '60000');
     expectConfigError('NUMBER_CLOCK_MARGIN_MS', '5000', { NUMBER_CLOCK_TRUST_MS: '5000' });
+  });
+
+  it('refuses a margin below 1000 ppm of the trust plus 2 ms (rate difference, millisecond truncation)', () => {
+    expectConfigError('NUMBER_CLOCK_MARGIN_MS', '61');
+    expectConfigError('NUMBER_CLOCK_MARGIN_MS', '0', { NUMBER_CLOCK_TRUST_MS: '1000' });
+    expect(loadConfig({ NUMBER_CLOCK_MARGIN_MS: '62' }).numbers.clockMarginMs).toBe(62);
+    expect(loadConfig({ NUMBER_CLOCK_MARGIN_MS: '3', NUMBER_CLOCK_TRUST_MS: '1000' }).numbers.clockMarginMs).toBe(3);
   });
 });
