@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { NumberBufferView, NumberGenerator } from './core/number-generator';
-import { parsePattern } from './core/number-pattern';
+import { storedPattern } from './stored-format';
 import { NewNumberFormat, NumberFormatPatch, NumberFormatRepository, NumberFormatRow } from './number-format.repository';
 
 /** A format on the wire; sequences as decimal strings. */
@@ -118,7 +118,7 @@ export class NumberAdminService {
   }
 
   private view(row: NumberFormatRow): NumberFormatView {
-    const pattern = parsePattern(row.pattern);
+    const pattern = storedPattern(row.pattern, row.key);
     const latest = row.latest;
     return {
       key: row.key,

@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { BoundedDb, Sql } from '../infra/database/bounded-db';
 import { ResetPeriod } from './core/period';
-import { resetOf } from './number-sequence.repository';
+import { storedReset } from './stored-format';
 
 export interface NewNumberFormat {
   key: string;
@@ -171,7 +171,7 @@ export class NumberFormatRepository {
       [key],
     );
     const row = rows[0];
-    return row ? { pattern: row.pattern, reset: resetOf(row.reset_period, key), deletedAt: row.deleted_at } : null;
+    return row ? { pattern: row.pattern, reset: storedReset(row.reset_period, key), deletedAt: row.deleted_at } : null;
   }
 }
 
@@ -186,7 +186,7 @@ function toRow(r: FormatDbRow): NumberFormatRow {
   return {
     key: r.fmt_key,
     pattern: r.pattern,
-    reset: resetOf(r.reset_period, r.fmt_key),
+    reset: storedReset(r.reset_period, r.fmt_key),
     step: Number(r.step),
     description: r.description,
     createTime: r.create_time,

@@ -4,10 +4,10 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { BoundedDb } from '../infra/database/bounded-db';
-import { parsePattern } from './core/number-pattern';
 import { CLOCK_VIEW, numberClockSql } from './number-clock-sql';
+import { storedClock, storedPattern, storedPeriod, storedReset } from './stored-format';
 import { Allocation, AllocationRequest, ClockReading, NumberStore, segmentSize } from './core/number-store';
-import { RESET_PERIODS, ResetPeriod, allocationPeriod, parseDbTime } from './core/period';
+import { allocationPeriod, parseDbTime } from './core/period';
 
 /**
  * The number generator's port on MySQL/MariaDB (`number_format`, `number_seq`, the
@@ -19,10 +19,12 @@ export class NumberSequenceRepository implements NumberStore {
   private readonly db: BoundedDb;
   /** "Now" in NUMBER_TIME_ZONE, from the view (alias `c`). */
   private readonly clock: string;
+  private readonly timeZone: string;
 
   constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
     this.db = new BoundedDb(dataSource, config.numbers.dbTimeoutMs);
-    this.clock = numberClockSql(config.numbers.timeZone);
+    this.timeZone = config.numbers.timeZone;
+    this.clock = numberClockSql(this.timeZone);
   }
 
   /**
@@ -47,17 +49,17 @@ export class NumberSequenceRepository implements NumberStore {
       if (!format) {
         return { kind: 'not-found' };
       }
-      const reset = resetOf(format.reset_period, key);
+      const reset = storedReset(format.reset_period, key);
       const rows = await q<Array<{ k: string; v: string | null; max_seq: string | null }>>(
         `SELECT 'clock' AS k, ${this.clock} AS v, NULL AS max_seq FROM ${CLOCK_VIEW} c UNION ALL ` +
           "(SELECT 'seq', period, max_seq FROM number_seq WHERE fmt_key = ? ORDER BY period DESC LIMIT 1)",
         [key],
       );
-      const dbNow = String(rows.find((r) => r.k === 'clock')?.v);
+      const dbNow = storedClock(rows.find((r) => r.k === 'clock')?.v, this.timeZone);
       const latest = rows.find((r) => r.k === 'seq') ?? null;
-      const period = allocationPeriod(reset, parseDbTime(dbNow), latest?.v ?? null);
+      const period = storedPeriod(key, String(latest?.v), () => allocationPeriod(reset, parseDbTime(dbNow), latest?.v ?? null));
       const old = latest !== null && latest.v === period.key ? BigInt(latest.max_seq ?? 0) : null;
-      const capacity = parsePattern(format.pattern).capacity;
+      const capacity = storedPattern(format.pattern, key).capacity;
       const base = { pattern: format.pattern, reset, period: period.key, dbNow };
       if (old !== null && old >= capacity) {
         return { kind: 'exhausted', ...base };
@@ -97,16 +99,22 @@ export class NumberSequenceRepository implements NumberStore {
     );
     const row = rows[0];
     return {
-      dbNow: String(row?.db_now),
-      format: row?.pattern ? { pattern: row.pattern, reset: resetOf(row.reset_period, key) } : null,
+      dbNow: storedClock(row?.db_now, this.timeZone),
+      format: row?.pattern ? { pattern: storedPattern(row.pattern, key).source, reset: storedReset(row.reset_period, key) } : null,
     };
   }
-}
 
-/** A reset period read back from a row (written by the admin API, or by hand). */
-export function resetOf(value: unknown, key: string): ResetPeriod {
-  if (!(RESET_PERIODS as readonly unknown[]).includes(value)) {
-    throw new Error(`number_format '${key}' has reset_period '${String(value)}'; it must be one of ${RESET_PERIODS.join(', ')}`);
+  /**
+   * The start's check of the clock view: its time in NUMBER_TIME_ZONE (checked as every reading
+   * is), how far the view is from the database's UTC clock and the database's NOW() offset (min).
+   */
+  async checkClock(): Promise<{ dbNow: string; viewMinusUtcS: number; nowOffsetMin: number }> {
+    const rows = await this.db.query<Array<{ t: string | null; view_s: number | string | null; now_min: number | string }>>(
+      'checking the database clock view',
+      `SELECT ${this.clock} AS t, TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(3), c.db_now) AS view_s, ` +
+        `ROUND(TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), NOW()) / 60) AS now_min FROM ${CLOCK_VIEW} c`,
+    );
+    const row = rows[0];
+    return { dbNow: storedClock(row?.t, this.timeZone), viewMinusUtcS: Number(row?.view_s), nowOffsetMin: Number(row?.now_min) };
   }
-  return value as ResetPeriod;
 }

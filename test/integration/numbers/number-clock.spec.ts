@@ -1,8 +1,9 @@
 import { createConnection } from 'mysql2/promise';
+import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { typeormOptions } from '../../../src/infra/database/typeorm-options';
 import { appSuite } from '../../support/app-suite';
-import { request, testMysqlOptions } from '../../support/test-env';
+import { expectError, request, testMysqlOptions } from '../../support/test-env';
 
 /**
  * The database clock of number formats: the view `shardleaf_db_clock` reads UTC in every session,
@@ -69,5 +70,44 @@ describe('formatted numbers: the database clock', () => {
     expect((await create(utc, 'utc')).status).toBe(201);
     expect((await request(east, 'GET', '/api/number/east', { token: null })).body).toBe('EAST20261127040001');
     expect((await request(utc, 'GET', '/api/number/utc', { token: null })).body).toBe('UTC20261126200001');
+  });
+
+  it('a clock view that answers NULL, or a reset_period edited by hand: 503 naming the cause (not 500); fixed, numbers again', async () => {
+    const app = await suite.start({ SNOWFLAKE_MODE: 'off' });
+    await suite.env.sql('CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT UTC_TIMESTAMP(3) AS db_now');
+    expect((await request(app, 'POST', '/admin/numbers', { body: { key: 'nul', pattern: 'N{yyyyMMdd}{seq:4}', reset: 'daily' } })).status).toBe(201);
+    await suite.env.sql(
+      "CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT CONVERT_TZ(UTC_TIMESTAMP(3), '+00:00', 'Nowhere/Atlantis') AS db_now",
+    );
+    const nullClock = expectError(await request(app, 'GET', '/api/number/nul', { token: null }), 503, -109);
+    expect(nullClock.message).toMatch(/shardleaf_db_clock answered NULL/);
+    await suite.env.sql('CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT UTC_TIMESTAMP(3) AS db_now');
+    expect((await request(app, 'GET', '/api/number/nul', { token: null })).body).toMatch(/^N\d{8}0001$/);
+
+    expect((await request(app, 'POST', '/admin/numbers', { body: { key: 'rst', pattern: 'R{yyyyMMdd}{seq:4}', reset: 'daily' } })).status).toBe(201);
+    await suite.env.sql("UPDATE number_format SET reset_period = 'weekly' WHERE fmt_key = 'rst'");
+    const badReset = expectError(await request(app, 'GET', '/api/number/rst', { token: null }), 503, -109);
+    expect(badReset.message).toMatch(/number_format 'rst' has reset_period 'weekly'/);
+    expect(expectError(await request(app, 'GET', '/admin/numbers'), 503, -109).message).toMatch(/reset_period 'weekly'/);
+    await suite.env.sql("UPDATE number_format SET reset_period = 'daily' WHERE fmt_key = 'rst'");
+    expect((await request(app, 'GET', '/api/number/rst', { token: null })).body).toMatch(/^R\d{8}0001$/);
+  });
+
+  it('the start checks the clock view once: a line naming it when it answers NULL, none when all is well', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      await suite.env.sql(
+        "CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT CONVERT_TZ(UTC_TIMESTAMP(3), '+00:00', 'Nowhere/Atlantis') AS db_now",
+      );
+      await suite.start({ SNOWFLAKE_MODE: 'off' });
+      const lines = warn.mock.calls.map((c) => String(c[0]));
+      expect(lines.filter((l) => l.includes('shardleaf_db_clock'))).toEqual([expect.stringMatching(/answered NULL.*503/)]);
+      warn.mockClear();
+      await suite.env.sql('CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT UTC_TIMESTAMP(3) AS db_now');
+      await suite.start({ SNOWFLAKE_MODE: 'off' });
+      expect(warn.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('shardleaf_db_clock'))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
