@@ -24,6 +24,8 @@ export type NumberEvent =
   | { kind: 'clock_read'; outcome: 'confirmed' | 'period_over' | 'not_found' | 'failed' };
 
 const MAX_MISSES = 10_000;
+/** Share of NUMBER_CLOCK_TRUST_MS left of a proof below which the clock is read in the background. */
+const REFRESH_SHARE = 0.2;
 
 /**
  * Formatted numbers from segments per (key, period), double-buffered like Leaf's segment mode.
@@ -32,7 +34,7 @@ const MAX_MISSES = 10_000;
  * while that proof holds for the request, so once any instance allocated in a new period, no
  * request that starts afterwards gets a number of the old one. A proof expires conservatively
  * before the period's end (or after `trustMs`); the clock is then read again, which costs no
- * numbers. Framework-free: the database is the NumberStore port, time the monotonic clock.
+ * numbers. Framework-free: the database is the NumberStore port, time the InstanceClock.
  */
 export class NumberGenerator {
   private readonly buffers = new Map<string, NumberBuffer>();
@@ -80,6 +82,7 @@ export class NumberGenerator {
             waiting -= settled;
             buffer.demand -= settled;
             this.maybePreload(buffer, now);
+            this.maybeConfirm(buffer, now);
           } else {
             await waitFor(() => this.readClock(buffer));
           }
@@ -139,10 +142,7 @@ export class NumberGenerator {
 
   view(key: string): NumberBufferView | null {
     const buffer = this.buffers.get(key);
-    if (!buffer) {
-      return null;
-    }
-    return bufferView(buffer, this.options.clock.now());
+    return buffer ? bufferView(buffer, this.options.clock.now()) : null;
   }
 
   private bufferOf(key: string): NumberBuffer {
@@ -164,6 +164,24 @@ export class NumberGenerator {
     }
     // In the background; whoever runs out awaits the same promise and sees its error.
     this.load(buffer).catch(() => undefined);
+  }
+
+  /**
+   * Reads the database clock in the background once the current segment's proof has less than
+   * REFRESH_SHARE of the trust left, so requests seldom wait for a reading; not when the period's
+   * end limits the proof (a reading then would not hold longer: near the end requests wait).
+   */
+  private maybeConfirm(buffer: NumberBuffer, now: Instant): void {
+    const proof = buffer.current?.proof;
+    if (this.closed || proof === undefined || buffer.reading !== null) {
+      return;
+    }
+    const share = this.options.trustMs * REFRESH_SHARE;
+    const left = proof.msLeft(now);
+    const fresh = Math.min(proof.msToEnd(now) - this.options.marginMs, this.options.trustMs);
+    if (left < share && fresh - left > share) {
+      this.readClock(buffer).catch(() => undefined);
+    }
   }
 
   /**

@@ -82,6 +82,33 @@ describe('NumberGenerator', () => {
     expect(gen.view('ord')?.next).not.toBeNull();
   });
 
+  it('confirms the database clock in the background once less than 20 % of the trust is left: no request waits for it', async () => {
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.advance(50_000); // 10 s of the 60 s trust left
+    let open!: () => void;
+    store.gate = new Promise((resolve) => (open = resolve));
+    // Served from memory at once; the reading (held by the slow database) goes on in the background.
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000002']);
+    open();
+    store.gate = null;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.clockReads).toBe(1);
+    world.advance(15_000); // 65 s after the allocation: that reading has run out, the background one holds
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000003']);
+    expect(store.clockReads).toBe(1);
+  });
+
+  it('no background readings close to the period end (a reading then would not hold longer)', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:40');
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.advance(10_000); // 23:59:50: 9 s of proof left, less than 20 % of the trust, and limited by the day's end
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000002']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.clockReads).toBe(0);
+  });
+
   it('two instances whose clocks differ: every number once', async () => {
     const a = instance(store, -5000);
     const b = instance(sameDatabase(store), 5000);
