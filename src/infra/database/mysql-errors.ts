@@ -6,3 +6,6 @@ export function errnoOf(err: unknown): unknown {
   const e = err as { errno?: unknown; driverError?: { errno?: unknown } } | null;
   return e?.errno ?? e?.driverError?.errno;
 }
+
+/** MySQL/MariaDB: PROCEDURE … does not exist. */
+export const ER_SP_DOES_NOT_EXIST = 1305;
