@@ -62,7 +62,10 @@ export class NumberAdminService {
     const row = await this.require(format.key);
     if (
       outcome.kind === 'exists' &&
-      (row.pattern !== format.pattern || row.reset !== format.reset || row.step !== format.step || row.description !== format.description)
+      (storedPattern(row.pattern, row.key).source !== format.pattern ||
+        row.reset !== format.reset ||
+        row.step !== format.step ||
+        row.description !== format.description)
     ) {
       throw new IdGenError(
         ErrorKind.Conflict,

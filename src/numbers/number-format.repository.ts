@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { BoundedDb, Sql } from '../infra/database/bounded-db';
 import { ResetPeriod } from './core/period';
-import { storedReset } from './stored-format';
+import { storedPattern, storedReset } from './stored-format';
 
 export interface NewNumberFormat {
   key: string;
@@ -105,7 +105,8 @@ export class NumberFormatRepository {
       if (retired === null) {
         return { kind: 'created', resumed: false };
       }
-      if (retired.pattern !== format.pattern || retired.reset !== format.reset) {
+      // Compared as stored now (a tombstone written before widths were stored without leading zeros).
+      if (storedPattern(retired.pattern, format.key).source !== format.pattern || retired.reset !== format.reset) {
         // Rolled back with the transaction: BoundedDb rolls back on a throw.
         throw new RetiredDiffers(retired);
       }

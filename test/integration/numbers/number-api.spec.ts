@@ -70,6 +70,16 @@ describe('formatted numbers: route and admin API', () => {
     expect(numbers[61].slice(-3)).toBe('010');
   });
 
+  it('{seq:06} is stored as {seq:6} (the same format), {seq36:N} prints upper-case base 36', async () => {
+    const res = await create({ key: 'lead0', pattern: 'L{seq:06}' });
+    expect(res.status).toBe(201);
+    expect(res.json()).toMatchObject({ pattern: 'L{seq:6}', capacity: '999999' });
+    expect((await create({ key: 'lead0', pattern: 'L{seq:6}' })).status).toBe(200);
+    expect((await create({ key: 'b36', pattern: 'H{seq36:2}', step: 1 })).status).toBe(201);
+    const numbers = (await many('b36', 37)).json<{ numbers: string[] }>().numbers;
+    expect([numbers[0], numbers[34], numbers[35], numbers[36]]).toEqual(['H01', 'H0Z', 'H10', 'H11']);
+  });
+
   it('admin: create is idempotent, list and get show the latest period, PATCH changes the step only', async () => {
     const body = { key: 'inv', pattern: 'INV{yyyyMM}-{seq:5}', reset: 'monthly', step: 7, description: 'invoices' };
     expect((await create(body)).status).toBe(201);
