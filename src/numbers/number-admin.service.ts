@@ -53,6 +53,15 @@ export class NumberAdminService {
           'it can come back only with those (another pattern could print numbers issued before); use a new key',
       );
     }
+    if (outcome.kind === 'overlaps') {
+      const o = outcome.other;
+      throw new IdGenError(
+        ErrorKind.NumberTextOverlap,
+        `pattern '${format.pattern}' can print the same text as number format '${o.key}' ` +
+          `${o.deletedAt === null ? '' : `(deleted at ${o.deletedAt.toISOString()}) `}with pattern '${o.pattern}': ` +
+          'numbers would repeat across the two keys; give this one its own literal prefix, or send "allowTextOverlap": true',
+      );
+    }
     if (outcome.kind === 'created') {
       this.generator.forgetMiss(format.key);
       if (outcome.resumed) {

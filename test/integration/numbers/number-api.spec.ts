@@ -119,6 +119,36 @@ describe('formatted numbers: route and admin API', () => {
     expect(['D0006', 'D0009']).toContain(next.body);
   });
 
+  it('a pattern that can print what a live or deleted format of another key prints: 409 NUMBER_TEXT_OVERLAP, unless allowTextOverlap', async () => {
+    const OVERLAP = errorSpec(ErrorKind.NumberTextOverlap);
+    expect(OVERLAP).toEqual({ code: -302, status: 409 });
+    expect((await create({ key: 'tix', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily' })).status).toBe(201);
+    const first = (await one('tix')).body;
+    // Live: the same pattern, or one whose every position can hold the same character.
+    expect(expectError(await create({ key: 'tix2', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily' }), 409, -302).message).toMatch(/'tix'/);
+    expectError(await create({ key: 'tix3', pattern: 'TIX{seq:12}' }), 409, -302);
+    expect((await create({ key: 'tix4', pattern: 'TIX-{seq:11}' })).status).toBe(201);
+    // Deleted: "delete ord, create ord2 with the same pattern" would print ORD…000001 again.
+    expect((await request(app, 'DELETE', '/admin/numbers/tix')).status).toBe(200);
+    const refused = expectError(await create({ key: 'tix5', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily' }), 409, -302);
+    expect(refused.message).toMatch(/'tix' \(deleted at/);
+    expectError(await one('tix5'), NOT_FOUND.status, NOT_FOUND.code);
+    // The opt-in: created, and (its own sequence) it prints the first number again.
+    const allowed = await create({ key: 'tix5', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily', allowTextOverlap: true });
+    expect(allowed.status).toBe(201);
+    expect((await one('tix5')).body).toBe(first);
+    // Creating it again (idempotent) needs no opt-in; a bad opt-in is bad input.
+    expect((await create({ key: 'tix5', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily' })).status).toBe(200);
+    expectError(await create({ key: 'tix6', pattern: 'Z{seq:2}', allowTextOverlap: 'yes' }), 400, -100);
+  });
+
+  it('concurrent creates of overlapping patterns under different keys: exactly one gets in', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => create({ key: `race${i}`, pattern: 'RACE{seq:5}' })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+  });
+
   it('unknown keys answer 404 NUMBER_FORMAT_NOT_FOUND; bad input answers 400 with {code, message}', async () => {
     expectError(await one('missing'), NOT_FOUND.status, NOT_FOUND.code);
     for (const url of ['/api/number/a%20b', '/api/number/-x', `/api/number/${'k'.repeat(65)}`, '/api/number/ord?count=0', '/api/number/ord?count=1001', '/api/number/ord?count=x']) {

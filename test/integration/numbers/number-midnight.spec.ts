@@ -43,7 +43,7 @@ describe('formatted numbers across the database midnight', () => {
     // midnight; 'busy': small segments used up in a tight loop.
     for (const [key, step] of [['held', 5000], ['busy', 20]] as const) {
       const created = await request(a, 'POST', '/admin/numbers', {
-        body: { key, pattern: 'M{yyyyMMdd}{seq:6}', reset: 'daily', step },
+        body: { key, pattern: `${key === 'held' ? 'H' : 'B'}{yyyyMMdd}{seq:6}`, reset: 'daily', step },
       });
       expect(created.status).toBe(201);
     }
