@@ -73,7 +73,11 @@ const SELECT_FORMATS = `
   LEFT JOIN number_seq s ON s.fmt_key = f.fmt_key
     AND s.period = (SELECT MAX(m.period) FROM number_seq m WHERE m.fmt_key = f.fmt_key)`;
 
-/** The admin API's reads and writes of `number_format` and its tombstones; every call time-bounded. */
+/**
+ * The admin API's reads and writes of `number_format` and its tombstones; every call time-bounded.
+ * Times are written with UTC_TIMESTAMP() (the columns' CURRENT_TIMESTAMP defaults follow the
+ * session's time zone) and read as UTC.
+ */
 @Injectable()
 export class NumberFormatRepository {
   private readonly db: BoundedDb;
@@ -133,7 +137,8 @@ export class NumberFormatRepository {
   private createOnce(format: NewNumberFormat): Promise<CreateOutcome> {
     return this.db.transaction(`creating number format '${format.key}'`, async (q): Promise<CreateOutcome> => {
       const inserted = await q<{ affectedRows: number }>(
-        'INSERT IGNORE INTO number_format (fmt_key, pattern, reset_period, step, description) VALUES (?, ?, ?, ?, ?)',
+        'INSERT IGNORE INTO number_format (fmt_key, pattern, reset_period, step, description, create_time, update_time) ' +
+          'VALUES (?, ?, ?, ?, ?, UTC_TIMESTAMP(), UTC_TIMESTAMP())',
         [format.key, format.pattern, format.reset, format.step, format.description],
       );
       if (Number(inserted.affectedRows) !== 1) {
@@ -166,7 +171,7 @@ export class NumberFormatRepository {
   }
 
   async update(key: string, patch: NumberFormatPatch): Promise<boolean> {
-    const sets: string[] = [];
+    const sets: string[] = ['update_time = UTC_TIMESTAMP()'];
     const values: unknown[] = [];
     if (patch.step !== undefined) {
       sets.push('step = ?');
@@ -199,7 +204,7 @@ export class NumberFormatRepository {
         return false;
       }
       await q(
-        'INSERT INTO number_format_retired (fmt_key, pattern, reset_period, deleted_at) VALUES (?, ?, ?, CURRENT_TIMESTAMP) ' +
+        'INSERT INTO number_format_retired (fmt_key, pattern, reset_period, deleted_at) VALUES (?, ?, ?, UTC_TIMESTAMP()) ' +
           'ON DUPLICATE KEY UPDATE pattern = VALUES(pattern), reset_period = VALUES(reset_period), deleted_at = VALUES(deleted_at)',
         [key, rows[0].pattern, rows[0].reset_period],
       );
