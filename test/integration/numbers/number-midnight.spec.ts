@@ -14,7 +14,12 @@ interface Reply {
 /**
  * The database's day moves forward while two instances serve under load: the test redefines the
  * clock view of its own database (DB-side state) to read 23:59:56 now and run on from there. The
- * instances' own clocks differ by 5 s (the second runs with the clock-offset test hook). The
+ * second instance runs with the clock-offset test hook: its snowflake clock and both clocks its
+ * number generator reads (monotonic and wall) are 5 s ahead. That shows what it is meant to: a
+ * constant offset changes nothing, since the generator only measures time since a database
+ * reading and never asks its clocks for the time of day. Clocks that run at different rates,
+ * stop (a suspend) or are stepped are the unit tests' (number-generator.spec.ts); whole processes
+ * whose Date is 5 s ahead and behind, the fault suite's (test/chaos/number-faults.spec.ts). The
  * sequence must restart at 1 on the new day, and no request sent after a number of the new day
  * came back may get a number of the old one.
  */
