@@ -104,6 +104,9 @@ export function parseIdParam(name: string, raw: unknown): bigint {
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const EPOCH_MS = /^[0-9]{1,15}$/;
+/** What parseTimeParam reads, as one pattern (for the API document). */
+export const TIME_PARAM_PATTERN = `^(${EPOCH_MS.source.slice(1, -1)}|${ISO_TIME.source.slice(1, -1)})$`;
 /** 9999-12-31T23:59:59.999Z. */
 const MAX_TIME_MS = 253_402_300_799_999;
 
@@ -121,7 +124,7 @@ export function parseTimeParam(name: string, raw: unknown): Date {
     return bad();
   }
   let ms = Number.NaN;
-  if (/^[0-9]{1,15}$/.test(raw)) {
+  if (EPOCH_MS.test(raw)) {
     ms = Number(raw);
   } else if (ISO_TIME.test(raw)) {
     ms = Date.parse(raw);

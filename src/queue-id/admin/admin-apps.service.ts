@@ -125,7 +125,7 @@ export class AdminAppsService {
     }
     const out: AppSummary[] = [];
     for (const appRows of byApp.values()) {
-      const { shards: _shards, ...summary } = await this.detail(appRows);
+      const { shards: _shards, jsSafeMaxIndex: _jsSafeMaxIndex, ...summary } = await this.detail(appRows);
       out.push(summary);
     }
     return out;
