@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { BoundedDb } from '../infra/database/bounded-db';
+import { SqlCalls } from '../infra/database/sql-calls';
 import { ER_NO_SUCH_TABLE, errnoOf } from '../infra/database/mysql-errors';
 import { HistoryMonitor } from './history-monitor';
 
@@ -14,25 +14,25 @@ export type HistoryTable = (typeof HISTORY_TABLES)[number];
 const BATCH = 1000;
 /** Batches one run removes at most per table (a backlog is worked off over several runs). */
 const MAX_BATCHES = 2000;
-/** The bound of one batch. */
-const BATCH_TIMEOUT_MS = 30_000;
 
 /**
  * Deletes allocation history older than ID_HISTORY_RETENTION_DAYS (by the database's clock), in
- * batches of 1000 rows, each its own time-bounded statement. Several instances may run it at once:
- * their deletes take the same rows in the same order, so one waits for the other.
+ * batches of 1000 rows, each its own statement bounded by DB_QUERY_TIMEOUT_MS like every other
+ * MySQL call (an indexed delete of 1000 rows takes milliseconds; a batch cut by the bound ends the
+ * run, and the next run deletes what is left). Several instances may run it at once: their
+ * deletes take the same rows in the same order, so one waits for the other.
  */
 @Injectable()
 export class HistoryPruner {
   private readonly logger = new Logger(HistoryPruner.name);
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
   constructor(
     dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly monitor: HistoryMonitor,
   ) {
-    this.db = new BoundedDb(dataSource, BATCH_TIMEOUT_MS);
+    this.db = new SqlCalls(dataSource);
   }
 
   /** Rows deleted per table; a table that does not exist (migrations not run) is skipped. */

@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { BoundedDb, Sql } from '../infra/database/bounded-db';
+import { Sql, SqlCalls } from '../infra/database/sql-calls';
 import { ResetPeriod } from './core/period';
 import { resetOf } from './number-sequence.repository';
 
@@ -59,10 +57,10 @@ const SELECT_FORMATS = `
 /** The admin API's reads and writes of `number_format` and its tombstones; every call time-bounded. */
 @Injectable()
 export class NumberFormatRepository {
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
-  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
-    this.db = new BoundedDb(dataSource, config.numbers.dbTimeoutMs);
+  constructor(dataSource: DataSource) {
+    this.db = new SqlCalls(dataSource);
   }
 
   async findAll(): Promise<NumberFormatRow[]> {
@@ -106,7 +104,7 @@ export class NumberFormatRepository {
         return { kind: 'created', resumed: false };
       }
       if (retired.pattern !== format.pattern || retired.reset !== format.reset) {
-        // Rolled back with the transaction: BoundedDb rolls back on a throw.
+        // Rolled back with the transaction: SqlCalls rolls back on a throw.
         throw new RetiredDiffers(retired);
       }
       return { kind: 'created', resumed: true };

@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { BoundedDb } from '../infra/database/bounded-db';
+import { SqlCalls } from '../infra/database/sql-calls';
 import { parsePattern } from './core/number-pattern';
 import { Allocation, AllocationRequest, ClockReading, NumberStore, segmentSize } from './core/number-store';
 import { RESET_PERIODS, ResetPeriod, allocationPeriod, parseDbTime } from './core/period';
@@ -12,15 +10,15 @@ const CLOCK = "DATE_FORMAT(c.db_now, '%Y-%m-%d %H:%i:%s.%f')";
 
 /**
  * The number generator's port on MySQL/MariaDB (`number_format`, `number_seq`, the
- * `shardleaf_db_clock` view). Every call has NUMBER_DB_TIMEOUT_MS (BoundedDb): a call cut by it is
- * a gap, never resent.
+ * `shardleaf_db_clock` view). Every statement is bounded by DB_QUERY_TIMEOUT_MS (sql-calls.ts): an
+ * allocation cut by it is a gap, never resent.
  */
 @Injectable()
 export class NumberSequenceRepository implements NumberStore {
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
-  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
-    this.db = new BoundedDb(dataSource, config.numbers.dbTimeoutMs);
+  constructor(dataSource: DataSource) {
+    this.db = new SqlCalls(dataSource);
   }
 
   /**

@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
-import { BoundedDb } from '../../infra/database/bounded-db';
+import { SqlCalls } from '../../infra/database/sql-calls';
 import { ER_NO_SUCH_TABLE, errnoOf } from '../../infra/database/mysql-errors';
 
 /** A range of indexes one allocation took, and when (the database's UTC time). */
@@ -20,14 +18,14 @@ interface RangeRow {
 
 /**
  * Reads of `id_alloc_history`, which the allocation procedure writes (migration 1763771000000).
- * Every read is bounded by ID_HISTORY_DB_TIMEOUT_MS.
+ * Every read is bounded by DB_QUERY_TIMEOUT_MS (sql-calls.ts).
  */
 @Injectable()
 export class IdAllocHistoryRepository {
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
-  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
-    this.db = new BoundedDb(dataSource, config.idHistory.dbTimeoutMs);
+  constructor(dataSource: DataSource) {
+    this.db = new SqlCalls(dataSource);
   }
 
   /** The range holding `index` of the shard, or null (older than the history, or never allocated). */

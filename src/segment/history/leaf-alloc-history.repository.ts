@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
-import { BoundedDb } from '../../infra/database/bounded-db';
+import { SqlCalls } from '../../infra/database/sql-calls';
 import { ER_NO_SUCH_TABLE, errnoOf } from '../../infra/database/mysql-errors';
 
 /** A range of IDs one fetch or lease of a tag took, and when (the database's UTC time). */
@@ -18,13 +16,13 @@ interface RangeRow {
   allocated_at: Date;
 }
 
-/** Reads of `leaf_alloc_history` (written by LeafAllocHistoryWriter); each bounded by ID_HISTORY_DB_TIMEOUT_MS. */
+/** Reads of `leaf_alloc_history` (written by LeafAllocHistoryWriter); each bounded by DB_QUERY_TIMEOUT_MS (sql-calls.ts). */
 @Injectable()
 export class LeafAllocHistoryRepository {
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
-  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
-    this.db = new BoundedDb(dataSource, config.idHistory.dbTimeoutMs);
+  constructor(dataSource: DataSource) {
+    this.db = new SqlCalls(dataSource);
   }
 
   /** The range of the tag holding `id`, or null (older than the history, or never allocated). */

@@ -6,7 +6,7 @@ import { LeaseDeadline } from '../core/lease-deadline';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
 import { LeaseClaim, WorkerLeaseStore } from '../core/worker-lease-store';
 import { startRefused } from './start-refusal';
-import { within } from './time-bound';
+import { withTimeout } from '../../common/with-timeout';
 
 export interface RedisRegistryOptions {
   store: WorkerLeaseStore;
@@ -106,7 +106,7 @@ export class RedisRegistry implements WorkerIdRegistry {
   }
 
   async peers(since: number): Promise<PeerEndpoint[]> {
-    const holders = await within(this.options.store.holders(since), this.options.callTimeoutMs, 'redis: reading the lease holders');
+    const holders = await withTimeout(this.options.store.holders(since), this.options.callTimeoutMs, 'redis: reading the lease holders');
     const peers: PeerEndpoint[] = [];
     for (const h of holders) {
       const m = /^(.+):([0-9]{1,5})$/.exec(h.identity);
@@ -127,7 +127,7 @@ export class RedisRegistry implements WorkerIdRegistry {
       return;
     }
     const recorded = Math.max(maxTimestamp, this.floor);
-    await within(this.options.store.release(workerId, this.owner, recorded), this.options.callTimeoutMs, 'redis: releasing the lease');
+    await withTimeout(this.options.store.release(workerId, this.owner, recorded), this.options.callTimeoutMs, 'redis: releasing the lease');
   }
 
   async close(): Promise<void> {
@@ -160,7 +160,7 @@ export class RedisRegistry implements WorkerIdRegistry {
     const { store, ttlMs, maxWorkerId, allowanceMs, identity, callTimeoutMs, clock } = this.options;
     for (let waits = 0; ; waits++) {
       const sentAt = this.deadline.stamp();
-      const result = await within(
+      const result = await withTimeout(
         store.claim({ owner: this.owner, ttlMs, maxWorkerId, now, allowanceMs, identity }),
         callTimeoutMs,
         'redis: claiming a worker id',
@@ -197,7 +197,7 @@ export class RedisRegistry implements WorkerIdRegistry {
   /** One renewal; extends the deadline from the moment before it was sent. Throws on failure or timeout. */
   private async renew(workerId: number, until: number): Promise<boolean> {
     const sentAt = this.deadline.stamp();
-    const ok = await within(
+    const ok = await withTimeout(
       this.options.store.renew(workerId, this.owner, this.options.ttlMs, until),
       this.options.callTimeoutMs,
       'redis: renewing the worker-id lease',

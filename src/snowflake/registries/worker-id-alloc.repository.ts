@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { within } from './time-bound';
+import { withTimeout } from '../../common/with-timeout';
 
 export interface WorkerIdAllocRow {
   id: number;
@@ -40,7 +40,8 @@ const DEPARTED = `((last_report IS NOT NULL AND (owner IS NULL OR last_report < 
 
 /**
  * Narrow data access to `leaf_workerid_alloc` (mysql mode). Every call is bounded by `timeoutMs`
- * and never repeated by this class: a write that timed out may or may not have run.
+ * (within a report interval), beside the pool's bound of each statement, and never repeated by this
+ * class: a write that timed out may or may not have run.
  */
 export class WorkerIdAllocRepository {
   constructor(
@@ -196,7 +197,7 @@ export class WorkerIdAllocRepository {
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private query<T = any>(sql: string, params: unknown[]): Promise<T> {
-    return within<T>(this.dataSource.query(sql, params), this.timeoutMs, 'MySQL (leaf_workerid_alloc)');
+    return withTimeout<T>(this.dataSource.query(sql, params), this.timeoutMs, 'MySQL (leaf_workerid_alloc)');
   }
 }
 
