@@ -76,6 +76,28 @@ export function parseOptionalString(name: string, raw: unknown, maxLength: numbe
   return raw;
 }
 
+/**
+ * The `step` and/or `description` of a PATCH body already read by parseObjectBody (`description`
+ * null clears it); at least one of them, else BAD_INPUT.
+ */
+export function parseStepDescriptionPatch(
+  b: Record<string, unknown>,
+  maxStep: number,
+  descriptionMax: number,
+): { step?: number; description?: string | null } {
+  const patch: { step?: number; description?: string | null } = {};
+  if (b.step !== undefined) {
+    patch.step = parseBodyInt('step', b.step, 1, maxStep);
+  }
+  if (b.description !== undefined) {
+    patch.description = parseOptionalString('description', b.description, descriptionMax) ?? null;
+  }
+  if (Object.keys(patch).length === 0) {
+    throw badInput('nothing to change: give step or description');
+  }
+  return patch;
+}
+
 /** A JSON object body, refusing arrays, primitives and unknown keys. */
 export function parseObjectBody(raw: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

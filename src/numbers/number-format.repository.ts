@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { setClause } from '../infra/database/set-clause';
 import { Sql, SqlCalls } from '../infra/database/sql-calls';
 import { ResetPeriod } from './core/period';
 import { resetOf } from './number-sequence.repository';
@@ -117,20 +118,11 @@ export class NumberFormatRepository {
   }
 
   async update(key: string, patch: NumberFormatPatch): Promise<boolean> {
-    const sets: string[] = [];
-    const values: unknown[] = [];
-    if (patch.step !== undefined) {
-      sets.push('step = ?');
-      values.push(patch.step);
-    }
-    if (patch.description !== undefined) {
-      sets.push('description = ?');
-      values.push(patch.description);
-    }
+    const set = setClause({ step: patch.step, description: patch.description });
     const result = await this.db.query<{ affectedRows: number }>(
       `changing number format '${key}'`,
-      `UPDATE number_format SET ${sets.join(', ')} WHERE fmt_key = ?`,
-      [...values, key],
+      `UPDATE number_format SET ${set.sql} WHERE fmt_key = ?`,
+      [...set.values, key],
     );
     return Number(result.affectedRows) === 1;
   }

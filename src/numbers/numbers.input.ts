@@ -1,5 +1,5 @@
 import { badInput } from '../common/id-gen.error';
-import { parseBodyInt, parseObjectBody, parseOptionalString, truncate } from '../common/input';
+import { parseBodyInt, parseObjectBody, parseOptionalString, parseStepDescriptionPatch, truncate } from '../common/input';
 import { checkPatternForReset, parsePattern } from './core/number-pattern';
 import { RESET_PERIODS, ResetPeriod } from './core/period';
 import { NewNumberFormat, NumberFormatPatch } from './number-format.repository';
@@ -45,17 +45,7 @@ export function parsePatchFormat(body: unknown): NumberFormatPatch {
       'pattern and reset cannot change: numbers already issued could be printed again; create a format with a new key',
     );
   }
-  const patch: NumberFormatPatch = {};
-  if (b.step !== undefined) {
-    patch.step = parseBodyInt('step', b.step, 1, MAX_NUMBER_STEP);
-  }
-  if (b.description !== undefined) {
-    patch.description = parseOptionalString('description', b.description, NUMBER_DESCRIPTION_MAX) ?? null;
-  }
-  if (Object.keys(patch).length === 0) {
-    throw badInput('nothing to change: give step or description');
-  }
-  return patch;
+  return parseStepDescriptionPatch(b, MAX_NUMBER_STEP, NUMBER_DESCRIPTION_MAX);
 }
 
 function parseReset(raw: unknown): ResetPeriod {

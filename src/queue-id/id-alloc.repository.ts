@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
+import { ER_LOCK_DEADLOCK, ER_NO_SUCH_TABLE, ER_SP_DOES_NOT_EXIST, errnoOf } from '../infra/database/mysql-errors';
+import { setClause } from '../infra/database/set-clause';
 import { INDEX_SHIFT, MAX_INDEX, lowBits, maxIndexFor } from './core/queue-id-layout';
 import { SegmentPlan, firstIndexAfter, planSegment } from './core/refill-policy';
 import { IdAllocEntity } from './id-alloc.entity';
@@ -26,12 +28,6 @@ export interface AllocationResult {
   maxLimitId: bigint;
 }
 
-/** MySQL/MariaDB: PROCEDURE … does not exist. */
-const ER_SP_DOES_NOT_EXIST = 1305;
-/** MySQL/MariaDB: Table … doesn't exist. */
-const ER_NO_SUCH_TABLE = 1146;
-/** MySQL/MariaDB: Deadlock found when trying to get lock; the whole transaction was rolled back. */
-const ER_LOCK_DEADLOCK = 1213;
 /** Attempts of an admin transaction that InnoDB chose as a deadlock victim (a rolled-back try changed nothing). */
 const DEADLOCK_ATTEMPTS = 5;
 
@@ -232,26 +228,14 @@ export class IdAllocRepository {
   }
 
   async updateApp(appId: number, patch: AppPatch): Promise<IdAllocRow[]> {
-    const sets: string[] = [];
-    const values: unknown[] = [];
-    if (patch.appName !== undefined) {
-      sets.push('app_name = ?');
-      values.push(patch.appName);
-    }
-    if (patch.step !== undefined) {
-      sets.push('step = ?');
-      values.push(patch.step);
-    }
-    if (patch.maxLimitId !== undefined) {
-      sets.push('max_limit_id = ?');
-      values.push(patch.maxLimitId.toString());
-    }
-    if (patch.description !== undefined) {
-      sets.push('description = ?');
-      values.push(patch.description);
-    }
-    if (sets.length > 0) {
-      await this.dataSource.query(`UPDATE id_alloc SET ${sets.join(', ')} WHERE app_id = ?`, [...values, appId]);
+    const set = setClause({
+      app_name: patch.appName,
+      step: patch.step,
+      max_limit_id: patch.maxLimitId?.toString(),
+      description: patch.description,
+    });
+    if (set.sql !== '') {
+      await this.dataSource.query(`UPDATE id_alloc SET ${set.sql} WHERE app_id = ?`, [...set.values, appId]);
     }
     return this.findApp(appId);
   }
@@ -366,12 +350,6 @@ function retiredTableMissing(what: string): IdGenError {
 
 function isMissingRetiredTable(err: unknown): boolean {
   return errnoOf(err) === ER_NO_SUCH_TABLE && err instanceof Error && err.message.includes('id_alloc_retired');
-}
-
-/** The MySQL error number of a driver error or of TypeORM's wrapper around one. */
-function errnoOf(err: unknown): unknown {
-  const e = err as { errno?: unknown; driverError?: { errno?: unknown } } | null;
-  return e?.errno ?? e?.driverError?.errno;
 }
 
 function toRetired(r: { app_id: number | string; shard_id: number | string; max_id: string }): RetiredShard {

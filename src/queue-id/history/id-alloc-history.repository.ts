@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SqlCalls } from '../../infra/database/sql-calls';
-import { ER_NO_SUCH_TABLE, errnoOf } from '../../infra/database/mysql-errors';
+import { rowsOrNoneWithoutTable, sqlUtc } from '../../infra/database/mysql-errors';
 
 /** A range of indexes one allocation took, and when (the database's UTC time). */
 export interface AllocatedRange {
@@ -56,21 +56,9 @@ export class IdAllocHistoryRepository {
   }
 
   /** One bounded read; none at all without the table (migrations not run: nothing is recorded). */
-  private async read(what: string, sql: string, params: unknown[]): Promise<RangeRow[]> {
-    try {
-      return await this.db.query<RangeRow[]>(what, sql, params);
-    } catch (err) {
-      if (errnoOf(err) === ER_NO_SUCH_TABLE) {
-        return [];
-      }
-      throw err;
-    }
+  private read(what: string, sql: string, params: unknown[]): Promise<RangeRow[]> {
+    return rowsOrNoneWithoutTable(this.db.query<RangeRow[]>(what, sql, params));
   }
-}
-
-/** A UTC DATETIME(3) literal of `time` (the history stores UTC_TIMESTAMP(3)). */
-export function sqlUtc(time: Date): string {
-  return time.toISOString().replace('T', ' ').slice(0, 23);
 }
 
 function toRange(row: RangeRow): AllocatedRange {
