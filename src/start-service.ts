@@ -42,7 +42,10 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   }
 }
 
-/** `listening on http://0.0.0.0:8080: queue IDs (refill ahead), segment on, snowflake mysql (worker 3); MySQL …, Redis …; admin API on`. */
+/**
+ * `listening on http://0.0.0.0:8080: queue IDs (refill ahead), segment on, snowflake mysql (worker 3); MySQL …, Redis …; admin API on`
+ * (`snowflake redis (js-safe layout, worker 3)` with SNOWFLAKE_LAYOUT=js-safe).
+ */
 export function startedLine(config: AppConfig, app: NestFastifyApplication): string {
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address !== null ? address.port : config.http.port;
@@ -53,7 +56,8 @@ export function startedLine(config: AppConfig, app: NestFastifyApplication): str
   let snowflake = 'snowflake off';
   if (config.snowflake.mode !== 'off') {
     const workerId = app.get(SnowflakeStatus).workerId;
-    snowflake = `snowflake ${config.snowflake.mode} (worker ${workerId ?? 'none yet'})`;
+    const layout = config.snowflake.layout === 'leaf' ? '' : `${config.snowflake.layout} layout, `;
+    snowflake = `snowflake ${config.snowflake.mode} (${layout}worker ${workerId ?? 'none yet'})`;
   }
   const redisKind = config.redis.topology.kind === 'standalone' ? 'Redis' : `Redis ${config.redis.topology.kind}`;
   const backends = `MySQL ${backendAddress('mysql', config)}, ${redisKind} ${backendAddress('redis', config)}${
