@@ -12,8 +12,9 @@ export interface GeneratorOptions {
   /** The bit layout (default Leaf's 41/10/12). */
   layout?: SnowflakeLayout;
   /**
-   * Called synchronously before every run of IDs (and again after a rollback wait): throws when
-   * this instance must not issue now (a lease that can no longer be known to be held).
+   * Called synchronously before every run of IDs and again at its end, before its IDs are
+   * returned (and so again after a rollback wait): throws when this instance must not issue now
+   * (a lease that can no longer be known to be held).
    */
   guard?: () => void;
 }
@@ -132,9 +133,20 @@ export class SnowflakeGenerator {
   /**
    * Appends IDs until `count` or until the clock is found behind the last ID's time. Returns 0
    * when done, or the rollback offset (within tolerance) to wait out. Throws beyond tolerance.
+   *
+   * The guard is asked before the run and again after it, before any of its IDs can be returned:
+   * the run is synchronous and a lease's deadline only moves forward, so both answers together
+   * prove that every ID of the run was made while the lease was held (a process paused in the
+   * middle of a run, past its deadline, returns none of it).
    */
   private fill(ids: bigint[], count: number): number {
     this.options.guard?.();
+    const behindBy = this.fillRun(ids, count);
+    this.options.guard?.();
+    return behindBy;
+  }
+
+  private fillRun(ids: bigint[], count: number): number {
     while (ids.length < count) {
       let timestamp = this.clock.now();
       if (timestamp < this.lastTimestamp) {
