@@ -58,6 +58,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
           clockToleranceMs: cfg.clockToleranceMs,
           randomStartBound: cfg.randomStartBound,
           layout: this.layout,
+          floor: recordedUntil,
           // Checked at every run of IDs: a lease that can no longer be known to be held stops them.
           guard: () => registry.assertServing(this.clock.now()),
         },
@@ -69,7 +70,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       this.lastReport = this.clock.now();
       if (report.workerId !== workerId) {
         // The id was lost while starting (redis, zk_recycle) and a fresh one taken.
-        generator.switchWorker(report.workerId, report.recordedUntil);
+        generator.switchWorker(report.workerId, report.recordedUntil, report.floor ?? 0);
       } else {
         generator.raiseCeiling(report.recordedUntil);
       }
@@ -169,7 +170,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       this.reports.count(report.workerId === generator.workerId ? 'renewed' : 'switched');
       if (report.workerId !== generator.workerId) {
         // A fresh worker id: only its own recorded time bounds its IDs.
-        generator.switchWorker(report.workerId, report.recordedUntil);
+        generator.switchWorker(report.workerId, report.recordedUntil, report.floor ?? 0);
       } else {
         // Only after the time is recorded: IDs below it may be issued.
         generator.raiseCeiling(report.recordedUntil);

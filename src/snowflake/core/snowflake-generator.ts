@@ -12,6 +12,12 @@ export interface GeneratorOptions {
   /** The bit layout (default Leaf's 41/10/12). */
   layout?: SnowflakeLayout;
   /**
+   * The time recorded for the worker id by its earlier holders (inclusive: they may have issued
+   * IDs in that millisecond); no ID at or below it, even after a clock step back within the
+   * tolerance. Default: none.
+   */
+  floor?: number;
+  /**
    * Called synchronously before every run of IDs and again at its end, before its IDs are
    * returned (and so again after a rollback wait): throws when this instance must not issue now
    * (a lease that can no longer be known to be held).
@@ -64,6 +70,7 @@ export class SnowflakeGenerator {
     }
     this.currentWorkerId = checkWorkerId(options.workerId, this.layout);
     this.workerPart = workerBits(options.workerId, this.layout);
+    this.respectFloor(options.floor ?? 0);
   }
 
   get workerId(): number {
@@ -99,14 +106,28 @@ export class SnowflakeGenerator {
 
   /**
    * Moves to a fresh worker id (zk_recycle, redis) whose recorded time is `ceiling`: the ceiling
-   * earned with the old id does not carry over, since the new id's record may be lower.
+   * earned with the old id does not carry over, since the new id's record may be lower. `floor`
+   * is the time its earlier holders recorded: no ID at or below it.
    */
-  switchWorker(workerId: number, ceiling: number): void {
+  switchWorker(workerId: number, ceiling: number, floor: number): void {
     this.currentWorkerId = checkWorkerId(workerId, this.layout);
     // Within the same millisecond the next ID is lastId + 1: give lastId the new worker bits.
     this.lastId = (this.lastId & ~workerBits(this.layout.maxWorkerId, this.layout)) | workerBits(workerId, this.layout);
     this.workerPart = workerBits(workerId, this.layout);
     this.reservedUntil = ceiling;
+    this.respectFloor(floor);
+  }
+
+  /**
+   * Makes `floor` the last millisecond used, with its sequence spent: the next ID is in a later
+   * millisecond, and a clock at or below the floor counts as moved back (waited out within the
+   * tolerance, else refused).
+   */
+  private respectFloor(floor: number): void {
+    if (floor > 0 && floor >= this.lastTimestamp) {
+      this.lastTimestamp = floor;
+      this.sequence = this.maxSequence;
+    }
   }
 
   async next(): Promise<bigint> {

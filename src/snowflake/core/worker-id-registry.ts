@@ -19,8 +19,13 @@ export interface Registration {
 
 /** What a successful `heartbeat` resolves. */
 export interface Report {
-  /** The worker id to use from now on (only zk_recycle may change it). */
+  /** The worker id to use from now on (only zk_recycle and redis may change it). */
   workerId: number;
+  /**
+   * When `workerId` is a fresh one: the time its earlier holders recorded (an upper bound of
+   * their IDs, inclusive). The caller issues no ID with it at or below that time.
+   */
+  floor?: number;
   /**
    * The time now recorded in the registry as the upper bound of this instance's IDs: the caller
    * may issue IDs with timestamps below it (its ceiling).

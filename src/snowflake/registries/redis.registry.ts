@@ -153,7 +153,7 @@ export class RedisRegistry implements WorkerIdRegistry {
     this.workerId = claimed.workerId;
     this.lost = false;
     this.logger.warn(`recovered from a lost lease: worker id ${oldWorkerId} → ${claimed.workerId}`);
-    return { workerId: claimed.workerId, recordedUntil: until };
+    return { workerId: claimed.workerId, recordedUntil: until, floor: claimed.floor };
   }
 
   private async claim(now: number): Promise<{ workerId: number; floor: number }> {

@@ -43,6 +43,8 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
   private held: Held | null = null;
   /** Time written by the last successful report; the lease counts from it. */
   private lastReported = 0;
+  /** The notuse stamp of the id held when it was taken: its earlier holders' IDs are at or below it. */
+  private floor = 0;
   private lost = false;
   /**
    * Set by a recovery: the fresh id is held but the caller still issues with the old one until
@@ -58,12 +60,13 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     return `zk_recycle at ${this.options.zk.address}`;
   }
 
-  /** A taken id's notuse stamp is already behind the clock (`take` checks): nothing to wait for. */
+  /** A taken id's notuse stamp is not ahead of the clock (`take` checks); it is the floor. */
   async register(now: number): Promise<Registration> {
     try {
       await ensurePools(this.options.zk, this.paths);
       await this.reclaimStale(now);
-      return { workerId: await this.take(now), recordedUntil: 0 };
+      const workerId = await this.take(now);
+      return { workerId, recordedUntil: this.floor };
     } catch (err) {
       if (isUnavailable(err)) {
         throw startRefused(`zk_recycle needs ZooKeeper to start: ${(err as Error).message}`);
@@ -107,6 +110,7 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     return {
       workerId: this.held.workerId,
       recordedUntil: this.lastReported + this.options.leaseMs - this.options.leaseMarginMs + 1,
+      floor: this.floor,
     };
   }
 
@@ -171,7 +175,8 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
       if (node === null) {
         continue;
       }
-      if (decodeNodeData(node.data).timestamp > now) {
+      const stamp = decodeNodeData(node.data).timestamp;
+      if (stamp > now) {
         ahead++;
         continue;
       }
@@ -192,6 +197,7 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
         continue; // reclaimed already: only possible with a clock far behind the others
       }
       this.held = { workerId, version: created.version, owner, czxid: created.czxid };
+      this.floor = stamp;
       this.lastReported = now;
       this.lost = false;
       this.logger.log(`took worker id ${workerId} from ${this.paths.notuse}`);
