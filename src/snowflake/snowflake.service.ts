@@ -59,8 +59,9 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
           randomStartBound: cfg.randomStartBound,
           layout: this.layout,
           floor: recordedUntil,
-          // Checked at every run of IDs: a lease that can no longer be known to be held stops them.
-          guard: () => registry.assertServing(this.clock.now()),
+          // Checked at every run of IDs: a lease that can no longer be known to be held, or a
+          // worker id that is not the one held now, stops them.
+          guard: (id) => assertMayIssue(registry, id, this.clock.now()),
         },
         this.clock,
       );
@@ -137,7 +138,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     }
     const now = this.clock.now();
     try {
-      this.registry.assertServing(now);
+      assertMayIssue(this.registry, generator.workerId, now);
     } catch (err) {
       return (err as Error).message;
     }
@@ -210,5 +211,21 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     } catch (err) {
       this.logger.warn(`closing ${registry.description} failed: ${(err as Error).message}`);
     }
+  }
+}
+
+/**
+ * Throws unless the registry lets this instance issue now with `workerId`: its lease is held and
+ * `workerId` is the id it holds (a generator still on a lost id, before it switched to the fresh
+ * one, is refused).
+ */
+function assertMayIssue(registry: WorkerIdRegistry, workerId: number, now: number): void {
+  registry.assertServing(now);
+  const held = registry.heldWorkerId;
+  if (held !== workerId) {
+    throw new IdGenError(
+      ErrorKind.SnowflakeLeaseLost,
+      `worker id ${workerId} is not the one held in ${registry.description} (${held === null ? 'none' : held}); not issuing IDs with it`,
+    );
   }
 }

@@ -18,11 +18,12 @@ export interface GeneratorOptions {
    */
   floor?: number;
   /**
-   * Called synchronously before every run of IDs and again at its end, before its IDs are
-   * returned (and so again after a rollback wait): throws when this instance must not issue now
-   * (a lease that can no longer be known to be held).
+   * Called synchronously with the generator's worker id before every run of IDs and again at
+   * its end, before its IDs are returned (and so again after a rollback wait): throws when this
+   * instance must not issue with that id now (a lease that can no longer be known to be held, or
+   * an id that is no longer the one held).
    */
-  guard?: () => void;
+  guard?: (workerId: number) => void;
 }
 
 /** `random(bound)` → an integer in [0, bound). */
@@ -161,9 +162,9 @@ export class SnowflakeGenerator {
    * middle of a run, past its deadline, returns none of it).
    */
   private fill(ids: bigint[], count: number): number {
-    this.options.guard?.();
+    this.options.guard?.(this.currentWorkerId);
     const behindBy = this.fillRun(ids, count);
-    this.options.guard?.();
+    this.options.guard?.(this.currentWorkerId);
     return behindBy;
   }
 

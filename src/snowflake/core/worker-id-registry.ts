@@ -56,6 +56,12 @@ export interface WorkerIdRegistry {
   heartbeat(now: number, until: number): Promise<Report>;
   /** Throws an IdGenError when this instance must not issue IDs at `now` (a lost lease). */
   assertServing(now: number): void;
+  /**
+   * The worker id this instance holds now, or null (not registered; lost and not replaced yet).
+   * IDs are issued only with this id: a fresh id replacing a lost one shows here before the
+   * caller's generator has switched to it, and the generator's old id is refused meanwhile.
+   */
+  readonly heldWorkerId: number | null;
   /** Other instances that reported at or after `since` (this one excluded), most recent first. */
   peers(since: number): Promise<PeerEndpoint[]>;
   /**

@@ -104,6 +104,10 @@ export class MysqlRegistry implements WorkerIdRegistry {
     }
   }
 
+  get heldWorkerId(): number | null {
+    return this.lost ? null : this.workerId;
+  }
+
   async peers(since: number): Promise<PeerEndpoint[]> {
     const rows = await this.options.repository.recentOthers(this.requireWorkerId(), since, MAX_PEERS);
     return rows.map((row) => ({ ip: row.ip, port: Number(row.port), reportedAt: row.maxTimestamp ?? undefined }));

@@ -87,6 +87,10 @@ export class RedisRegistry implements WorkerIdRegistry {
     return this.recover(workerId);
   }
 
+  get heldWorkerId(): number | null {
+    return this.lost ? null : this.workerId;
+  }
+
   assertServing(): void {
     if (this.workerId === null) {
       throw new IdGenError(ErrorKind.SnowflakeNotReady, 'snowflake worker id not leased yet');

@@ -114,6 +114,10 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     };
   }
 
+  get heldWorkerId(): number | null {
+    return this.lost || this.held === null ? null : this.held.workerId;
+  }
+
   assertServing(now: number): void {
     if (this.held === null) {
       throw new IdGenError(ErrorKind.SnowflakeNotReady, 'snowflake worker id not registered yet');
