@@ -81,7 +81,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     }
     const workerId = generator.workerId;
     this.generator = generator;
-    this.heartbeat = new Heartbeat(cfg.reportIntervalMs, () => this.beat());
+    this.heartbeat = new Heartbeat(cfg.reportIntervalMs, (signal) => this.beat(signal));
     this.heartbeat.start();
     this.logger.log(`snowflake ready: ${registry.description}, ${cfg.ip}:${cfg.port}, worker id ${workerId}`);
   }
@@ -158,7 +158,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     return this.generator?.workerId ?? null;
   }
 
-  private async beat(): Promise<void> {
+  private async beat(signal: AbortSignal): Promise<void> {
     const registry = this.registry;
     const generator = this.generator;
     if (registry === null || generator === null) {
@@ -166,7 +166,11 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     }
     try {
       const now = this.clock.now();
-      const report = await registry.heartbeat(now, now + this.config.snowflake.recordAheadMs);
+      const report = await registry.heartbeat(now, now + this.config.snowflake.recordAheadMs, signal);
+      if (signal.aborted) {
+        // Stopping: no fresh worker id and no higher ceiling for a generator about to stop.
+        return;
+      }
       this.lastReport = this.clock.now();
       this.reports.count(report.workerId === generator.workerId ? 'renewed' : 'switched');
       if (report.workerId !== generator.workerId) {
@@ -177,6 +181,9 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
         generator.raiseCeiling(report.recordedUntil);
       }
     } catch (err) {
+      if (signal.aborted) {
+        return;
+      }
       this.reports.count('failed');
       this.logger.warn(`report to ${registry.description} failed: ${(err as Error).message}`);
     }

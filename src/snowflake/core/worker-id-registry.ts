@@ -51,9 +51,11 @@ export interface WorkerIdRegistry {
    * The periodic report (every SNOWFLAKE_REPORT_INTERVAL_MS, and once before serving): records
    * `until` (now + SNOWFLAKE_RECORD_AHEAD_MS) as the upper bound of this instance's IDs FIRST, and
    * only then resolves it as the new ceiling. Failures (and a lost ownership) are reported by
-   * rejecting; the caller logs and retries at the next tick, its ceiling not raised.
+   * rejecting; the caller logs and retries at the next tick, its ceiling not raised. `signal`
+   * aborts when the service stops: a long step (waiting out a fresh id's floor, a store that
+   * asks to wait) then ends at once with WaitAbandoned, and no fresh id is handed out.
    */
-  heartbeat(now: number, until: number): Promise<Report>;
+  heartbeat(now: number, until: number, signal?: AbortSignal): Promise<Report>;
   /** Throws an IdGenError when this instance must not issue IDs at `now` (a lost lease). */
   assertServing(now: number): void;
   /**

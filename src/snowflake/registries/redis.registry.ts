@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
-import { Clock, MonotonicClock } from '../core/clock';
+import { Clock, MonotonicClock, throwIfStopping } from '../core/clock';
 import { LeaseDeadline } from '../core/lease-deadline';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
 import { LeaseClaim, WorkerLeaseStore } from '../core/worker-lease-store';
@@ -70,7 +70,7 @@ export class RedisRegistry implements WorkerIdRegistry {
   }
 
   /** Renews the lease (recording now + TTL), or replaces a lost one; `until` is unused. */
-  async heartbeat(now: number): Promise<Report> {
+  async heartbeat(now: number, _until?: number, signal?: AbortSignal): Promise<Report> {
     const workerId = this.workerId;
     if (workerId === null) {
       throw new Error('the redis registry is not registered');
@@ -84,7 +84,7 @@ export class RedisRegistry implements WorkerIdRegistry {
       this.deadline.drop();
       this.logger.error(`worker id ${workerId}: the lease was claimed by another instance; stopped issuing IDs`);
     }
-    return this.recover(workerId);
+    return this.recover(workerId, signal);
   }
 
   get heldWorkerId(): number | null {
@@ -138,21 +138,27 @@ export class RedisRegistry implements WorkerIdRegistry {
     await this.options.store.close();
   }
 
-  /** Takes a fresh id after a lost lease: serving resumes only when this resolves (the caller switches). */
-  private async recover(oldWorkerId: number): Promise<Report> {
+  /**
+   * Takes a fresh id after a lost lease: serving resumes only when this resolves (the caller
+   * switches). A stop (`signal`) ends every wait at once and hands out no fresh id; one claimed
+   * already lapses in Redis after a TTL.
+   */
+  private async recover(oldWorkerId: number, signal?: AbortSignal): Promise<Report> {
     const { clock } = this.options;
-    const claimed = await this.claim(clock.now());
+    const claimed = await this.claim(clock.now(), signal);
     // Every earlier holder's IDs are at or below the floor: issue only once the clock is past it.
     let behind = claimed.floor - clock.now();
     while (behind >= 0) {
-      await clock.sleep(behind + 1);
+      await clock.sleep(behind + 1, signal);
       behind = claimed.floor - clock.now();
     }
+    throwIfStopping(signal);
     const until = clock.now() + this.options.ttlMs;
     this.floor = claimed.floor;
     if (!(await this.renew(claimed.workerId, until))) {
       throw new Error(`worker id ${claimed.workerId} was claimed by another instance right after this one claimed it`);
     }
+    throwIfStopping(signal);
     // Synchronously before the caller switches its generator to the id returned here.
     this.workerId = claimed.workerId;
     this.lost = false;
@@ -160,7 +166,7 @@ export class RedisRegistry implements WorkerIdRegistry {
     return { workerId: claimed.workerId, recordedUntil: until, floor: claimed.floor };
   }
 
-  private async claim(now: number): Promise<{ workerId: number; floor: number }> {
+  private async claim(now: number, signal?: AbortSignal): Promise<{ workerId: number; floor: number }> {
     const { store, ttlMs, maxWorkerId, allowanceMs, identity, callTimeoutMs, clock } = this.options;
     for (let waits = 0; ; waits++) {
       const sentAt = this.deadline.stamp();
@@ -178,7 +184,7 @@ export class RedisRegistry implements WorkerIdRegistry {
       this.logger.warn(
         `${store.description} holds no leases (a Redis restarted empty, flushed, or new): no worker id is leased for ${result.waitMs} ms, until any holder from before has stopped`,
       );
-      await clock.sleep(result.waitMs + 1);
+      await clock.sleep(result.waitMs + 1, signal);
       now = clock.now();
     }
   }
