@@ -193,7 +193,10 @@ export class RedisRegistry implements WorkerIdRegistry {
     const { store, maxWorkerId, allowanceMs } = this.options;
     switch (result.kind) {
       case 'claimed':
-        this.deadline.extend(sentAt);
+        // Unconfirmed by the replicas required: held, but the deadline waits for a confirmed renewal.
+        if (result.confirmed) {
+          this.deadline.extend(sentAt);
+        }
         return { workerId: result.workerId, floor: result.floor };
       case 'none-free':
         throw startRefused(`every worker id 0..${maxWorkerId} is leased by a live instance in ${store.description}; not starting another`);
@@ -204,17 +207,26 @@ export class RedisRegistry implements WorkerIdRegistry {
     }
   }
 
-  /** One renewal; extends the deadline from the moment before it was sent. Throws on failure or timeout. */
+  /**
+   * One renewal; extends the deadline from the moment before it was sent. Resolves false when the
+   * lease is lost; throws on failure, timeout, or when the replicas required did not confirm it.
+   */
   private async renew(workerId: number, until: number): Promise<boolean> {
     const sentAt = this.deadline.stamp();
-    const ok = await within(
+    const outcome = await within(
       this.options.store.renew(workerId, this.owner, this.options.ttlMs, until),
       this.options.callTimeoutMs,
       'redis: renewing the worker-id lease',
     );
-    if (ok) {
+    if (outcome === 'unconfirmed') {
+      throw new IdGenError(
+        ErrorKind.BackendUnavailable,
+        `worker id ${workerId}: the lease renewal was not confirmed by the Redis replicas required (REDIS_WAIT_REPLICAS) in time; it does not count`,
+      );
+    }
+    if (outcome === 'renewed') {
       this.deadline.extend(sentAt);
     }
-    return ok;
+    return outcome === 'renewed';
   }
 }

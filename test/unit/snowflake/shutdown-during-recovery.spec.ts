@@ -21,6 +21,7 @@ describe('SnowflakeService stop during a redis lease recovery', () => {
 
   async function recovering(setUp: (store: InMemoryLeaseStore) => void): Promise<{ svc: SnowflakeService; store: InMemoryLeaseStore }> {
     const store = new InMemoryLeaseStore(() => Date.now());
+    store.run = store.serverRun;
     store.since = Date.now() - 1;
     const registry = new RedisRegistry({
       store,
