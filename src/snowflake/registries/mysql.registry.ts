@@ -153,7 +153,7 @@ export class MysqlRegistry implements WorkerIdRegistry {
     }
     await repository.deleteInserted(inserted, this.owner);
     throw startRefused(
-      `no free worker id in leaf_workerid_alloc: every row 1..${maxWorkerId} belongs to a live instance (a row is taken over ${this.options.recycleAfterMs} ms after its instance stopped reporting), and a new row would get id ${inserted}; refusing to start`,
+      `no free worker id in leaf_workerid_alloc: every row 1..${maxWorkerId} belongs to a live instance (a row is taken over ${this.options.recycleAfterMs} ms after its instance stopped reporting; a row shardleaf never claimed, a Leaf fork instance's, never), and a new row would get id ${inserted}; refusing to start`,
     );
   }
 
@@ -162,9 +162,9 @@ export class MysqlRegistry implements WorkerIdRegistry {
     const { ip, port, repository, maxWorkerId, recycleAfterMs } = this.options;
     for (let lookup = 0; lookup < REGISTER_ATTEMPTS; lookup++) {
       const latest = now + this.options.startAllowanceMs;
-      const candidates = await repository.departed(maxWorkerId, recycleAfterMs, now, latest, TAKEOVER_CANDIDATES);
+      const candidates = await repository.departed(maxWorkerId, recycleAfterMs, latest, TAKEOVER_CANDIDATES);
       for (const id of candidates) {
-        if (await repository.takeOver(id, ip, port, this.owner, recycleAfterMs, now)) {
+        if (await repository.takeOver(id, ip, port, this.owner, recycleAfterMs)) {
           this.logger.log(`took over leaf_workerid_alloc row ${id} (a departed instance's) for ${ipPort}: worker id ${id}`);
           return id;
         }

@@ -129,19 +129,21 @@ describe('snowflake mysql mode recycles the rows of departed instances', () => {
     }
   });
 
-  it('does not take a row whose holder still reports, nor one reported by a Leaf fork instance within the grace period', async () => {
+  it('does not take a row whose holder still reports, nor a row shardleaf never claimed (a Leaf fork instance’s), however old its max_timestamp', async () => {
     // Row 1: owned, reported a second ago (live). Row 2: never claimed by shardleaf (no owner, no
-    // last_report) but its max_timestamp is recent: a Leaf fork instance sharing the table.
+    // last_report), its max_timestamp an hour old: a Leaf fork instance sharing the table reports
+    // only max_timestamp, and only by its own clock; it may be alive and issuing.
     await seed(0, () => false, () => 0);
     await env.sql(
       `INSERT INTO leaf_workerid_alloc (id, ip_port, ip, port, max_timestamp, owner, last_report) VALUES
         (1, '10.9.0.1:8080', '10.9.0.1', '8080', ?, 'live', NOW(3) - INTERVAL 1 SECOND),
         (2, '10.9.0.2:8080', '10.9.0.2', '8080', ?, NULL, NULL)`,
-      [Date.now(), Date.now()],
+      [Date.now(), Date.now() - 3_600_000],
     );
     const app = await startApp(config(9301));
     try {
       expect(decodeId((await getIds(app, 1))[0], DEFAULT_TWEPOCH).workerId).toBeGreaterThan(2);
+      expect((await rows()).find((r) => r.id === 2)).toMatchObject({ ip_port: '10.9.0.2:8080', owner: null });
     } finally {
       await app.close();
     }
