@@ -164,7 +164,12 @@ export class MysqlRegistry implements WorkerIdRegistry {
       const latest = now + this.options.startAllowanceMs;
       const candidates = await repository.departed(maxWorkerId, recycleAfterMs, latest, TAKEOVER_CANDIDATES);
       for (const id of candidates) {
-        if (await repository.takeOver(id, ip, port, this.owner, recycleAfterMs)) {
+        const outcome = await repository.takeOver(id, ip, port, this.owner, recycleAfterMs);
+        if (outcome === 'ip-port-in-use') {
+          // Another start with this ip:port got a row since this one looked for its own.
+          throw identityInUse(ipPort, 0, 'leaf_workerid_alloc');
+        }
+        if (outcome === 'taken') {
           this.logger.log(`took over leaf_workerid_alloc row ${id} (a departed instance's) for ${ipPort}: worker id ${id}`);
           return id;
         }

@@ -68,8 +68,7 @@ export class WorkerIdAllocRepository {
       );
       return Number(result.insertId);
     } catch (err) {
-      const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (err as { code?: string }).code;
-      if (code === 'ER_DUP_ENTRY') {
+      if (isDuplicateEntry(err)) {
         return null;
       }
       throw err;
@@ -107,15 +106,23 @@ export class WorkerIdAllocRepository {
   /**
    * Takes over a departed row for this ip:port in ONE conditional update (the departed test is
    * re-checked on the locked row), so two instances can never both take it. Keeps max_timestamp:
-   * the new holder starts after it.
+   * the new holder starts after it. `taken`; `gone`: no longer departed; `ip-port-in-use`: another
+   * row has this ip:port by now (another start with the same identity got one first).
    */
-  async takeOver(id: number, ip: string, port: number, owner: string, graceMs: number): Promise<boolean> {
-    const result: { affectedRows: number } = await this.query(
-      `UPDATE leaf_workerid_alloc SET ip_port = ?, ip = ?, port = ?, owner = ?, last_report = NOW(3)
-        WHERE id = ? AND ${DEPARTED}`,
-      [`${ip}:${port}`, ip, String(port), owner, id, graceMs * 1000],
-    );
-    return Number(result.affectedRows) > 0;
+  async takeOver(id: number, ip: string, port: number, owner: string, graceMs: number): Promise<'taken' | 'gone' | 'ip-port-in-use'> {
+    try {
+      const result: { affectedRows: number } = await this.query(
+        `UPDATE leaf_workerid_alloc SET ip_port = ?, ip = ?, port = ?, owner = ?, last_report = NOW(3)
+          WHERE id = ? AND ${DEPARTED}`,
+        [`${ip}:${port}`, ip, String(port), owner, id, graceMs * 1000],
+      );
+      return Number(result.affectedRows) > 0 ? 'taken' : 'gone';
+    } catch (err) {
+      if (isDuplicateEntry(err)) {
+        return 'ip-port-in-use';
+      }
+      throw err;
+    }
   }
 
   /**
@@ -198,6 +205,12 @@ export class WorkerIdAllocRepository {
   private query<T = any>(sql: string, params: unknown[]): Promise<T> {
     return within<T>(this.dataSource.query(sql, params), this.timeoutMs, 'MySQL (leaf_workerid_alloc)');
   }
+}
+
+/** A unique key violation (uk_ip_port): MySQL's ER_DUP_ENTRY, as mysql2 and TypeORM report it. */
+function isDuplicateEntry(err: unknown): boolean {
+  const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (err as { code?: string }).code;
+  return code === 'ER_DUP_ENTRY';
 }
 
 function toRow(raw: RawRow): WorkerIdAllocRow {

@@ -1,4 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { ErrorKind } from '../../../src/common/id-gen.error';
+import { systemClock } from '../../../src/snowflake/core/clock';
+import { MysqlRegistry } from '../../../src/snowflake/registries/mysql.registry';
+import { WorkerIdAllocRepository, WorkerIdAllocRow } from '../../../src/snowflake/registries/worker-id-alloc.repository';
 import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { JS_SAFE_LAYOUT, decodeId } from '../../../src/snowflake/core/snowflake-layout';
 import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
@@ -53,14 +58,17 @@ describe('snowflake mysql mode recycles the rows of departed instances', () => {
     }
   }
 
+  /** An app with snowflake off: it migrated the database; its DataSource serves registries built here. */
+  let host: NestFastifyApplication;
+
   beforeAll(async () => {
     env = await createTestEnv('sf_recycle');
     // Migrates the database (the table exists before the seeds).
-    const app = await startApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
-    await app.close();
+    host = await startApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
   });
 
   afterAll(async () => {
+    await host?.close();
     await env.cleanup();
   });
 
@@ -147,6 +155,36 @@ describe('snowflake mysql mode recycles the rows of departed instances', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('a start whose ip:port gets a row from another start while it takes over a departed one is refused as a second instance of that identity', async () => {
+    await seed(3, () => false, () => Date.now() - 60_000);
+    // The other start of 127.0.0.1:9501 got row 10 right after this one looked for its own row.
+    await env.sql(
+      "INSERT INTO leaf_workerid_alloc (id, ip_port, ip, port, max_timestamp, owner, last_report) VALUES (10, '127.0.0.1:9501', '127.0.0.1', '9501', NULL, 'other-start', NOW(3))",
+    );
+    class LookedBeforeTheOtherStart extends WorkerIdAllocRepository {
+      override async findByIpPort(): Promise<WorkerIdAllocRow | null> {
+        return null;
+      }
+    }
+    const registry = new MysqlRegistry({
+      ip: '127.0.0.1',
+      port: 9501,
+      repository: new LookedBeforeTheOtherStart(host.get(DataSource), 2000),
+      livenessMs: 600,
+      startAllowanceMs: 1000,
+      clock: systemClock,
+      maxWorkerId: 1023,
+      recycleAfterMs: 1200,
+    });
+    const refusal = await registry.register(Date.now()).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refusal).toMatchObject({ kind: ErrorKind.SnowflakeStartRefused });
+    expect(String(refusal)).toMatch(/another live instance reported as 127\.0\.0\.1:9501/);
+    expect((await rows()).filter((r) => r.ip_port === '127.0.0.1:9501').map((r) => r.id)).toEqual([10]);
   });
 
   it('js-safe layout: only rows 1..31 are worker ids; a departed one of them is taken, never a higher row', async () => {
