@@ -153,6 +153,12 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     return this.lastReport;
   }
 
+  /** The generator's ceiling: the time recorded in the registry, below which IDs are issued; null when none. */
+  get recordedUntil(): number | null {
+    const ceiling = this.generator?.ceiling;
+    return ceiling === undefined || !Number.isFinite(ceiling) ? null : ceiling;
+  }
+
   /** The worker id in use, or null when not serving (tests and logs). */
   get workerId(): number | null {
     return this.generator?.workerId ?? null;
