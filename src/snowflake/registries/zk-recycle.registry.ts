@@ -6,7 +6,7 @@ import { isConflict, isUnavailable } from '../../infra/zookeeper/zookeeper-error
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
 import { startRefused } from './start-refusal';
 import { decodeNodeData, encodeNodeData } from './zk-node-data';
-import { RecyclePaths, ensurePools, workerIdOf } from './zk-recycle-pools';
+import { RecyclePaths, ensurePools, reclaimStale, workerIdOf } from './zk-recycle-pools';
 
 export interface ZkRecycleRegistryOptions {
   zk: ZookeeperClient;
@@ -254,36 +254,14 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     this.logger.warn(`recovered from a lost lease: worker id ${old.workerId} → ${fresh}`);
   }
 
-  /** Returns inuse ids whose last report is older than the lease to notuse. */
-  private async reclaimStale(now: number): Promise<void> {
-    const { zk, leaseMs } = this.options;
-    for (const child of await zk.getChildren(this.paths.inuse)) {
-      const workerId = workerIdOf(child);
-      if (workerId === null || workerId === this.held?.workerId) {
-        continue;
-      }
-      const node = await zk.getData(this.paths.inuseNode(workerId));
-      const data = node ? decodeNodeData(node.data) : null;
-      if (node === null || data === null || now - data.timestamp <= leaseMs) {
-        continue;
-      }
-      try {
-        await zk.multi([
-          { op: 'remove', path: this.paths.inuseNode(workerId), version: node.version },
-          {
-            op: 'create',
-            path: this.paths.notuseNode(workerId),
-            // The old holder stopped issuing before timestamp + lease: takers must be past it.
-            data: encodeNodeData({ ip: data.ip, port: data.port, timestamp: data.timestamp + leaseMs }),
-          },
-        ]);
-        this.logger.warn(`reclaimed worker id ${workerId} of ${data.ip}:${data.port} (no report for ${now - data.timestamp} ms)`);
-      } catch (err) {
-        if (!isConflict(err)) {
-          throw err;
-        }
-      }
-    }
+  /** Returns other instances' inuse ids whose last report is older than the lease to notuse. */
+  private reclaimStale(now: number): Promise<void> {
+    return reclaimStale(this.options.zk, this.paths, {
+      leaseMs: this.options.leaseMs,
+      now,
+      except: this.held?.workerId ?? null,
+      log: (message) => this.logger.warn(message),
+    });
   }
 
   private async giveBack(held: Held, maxTimestamp: number): Promise<void> {
