@@ -45,6 +45,11 @@ export class RedisRegistry implements WorkerIdRegistry {
   private floor = 0;
   /** Known lost (taken by another holder) and not yet replaced by a fresh id. */
   private lost = false;
+  /**
+   * A fresh id claimed by a recovery that failed later (its renewal timed out or went
+   * unconfirmed): the next recovery renews it instead of claiming yet another id.
+   */
+  private pending: { workerId: number; floor: number } | null = null;
 
   constructor(private readonly options: RedisRegistryOptions) {
     this.deadline = new LeaseDeadline(options.ttlMs, options.marginMs, options.monotonic);
@@ -145,7 +150,8 @@ export class RedisRegistry implements WorkerIdRegistry {
    */
   private async recover(oldWorkerId: number, signal?: AbortSignal): Promise<Report> {
     const { clock } = this.options;
-    const claimed = await this.claim(clock.now(), signal);
+    const claimed = this.pending ?? (await this.claim(clock.now(), signal));
+    this.pending = claimed;
     // Every earlier holder's IDs are at or below the floor: issue only once the clock is past it.
     let behind = claimed.floor - clock.now();
     while (behind >= 0) {
@@ -155,7 +161,9 @@ export class RedisRegistry implements WorkerIdRegistry {
     throwIfStopping(signal);
     const until = clock.now() + this.options.ttlMs;
     this.floor = claimed.floor;
-    if (!(await this.renew(claimed.workerId, until))) {
+    const renewed = await this.renew(claimed.workerId, until);
+    this.pending = null;
+    if (!renewed) {
       throw new Error(`worker id ${claimed.workerId} was claimed by another instance right after this one claimed it`);
     }
     throwIfStopping(signal);
@@ -182,7 +190,7 @@ export class RedisRegistry implements WorkerIdRegistry {
         throw new Error(`${store.description} still refuses claims after waiting ${ttlMs} ms twice`);
       }
       this.logger.warn(
-        `${store.description} holds no leases (a Redis restarted empty, flushed, or new): no worker id is leased for ${result.waitMs} ms, until any holder from before has stopped`,
+        `${store.description} is in a new epoch (a Redis restarted, restored, failed over, flushed, or new): no worker id is leased for ${result.waitMs} ms, until any holder from before has stopped`,
       );
       await clock.sleep(result.waitMs + 1, signal);
       now = clock.now();

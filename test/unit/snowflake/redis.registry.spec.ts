@@ -225,6 +225,25 @@ describe('RedisRegistry (in-memory store, fake clocks)', () => {
     expect(kindOf(() => r.assertServing())).toBe(ErrorKind.SnowflakeLeaseLost);
   });
 
+  it('a recovery whose renewal failed renews the id it claimed at the next report, not another one', async () => {
+    const w = new World();
+    const a = w.registry('a:1');
+    await a.register(T);
+    await a.heartbeat(w.wall.time);
+    // a is paused past its TTL; b takes id 0.
+    w.advance(TTL + 1);
+    const b = w.registry('b:1');
+    expect((await b.register(w.wall.time)).workerId).toBe(0);
+    // a's recovery claims id 1, but the replicas do not confirm its renewal.
+    w.store.replicasConfirm = false;
+    await expect(a.heartbeat(w.wall.time)).rejects.toThrow(/not confirmed/);
+    expect(w.store.entries.get(1)?.owner).toBeDefined();
+    w.store.replicasConfirm = true;
+    expect((await a.heartbeat(w.wall.time)).workerId).toBe(1);
+    expect(w.store.entries.get(2)?.owner).toBeUndefined();
+    expect(a.heldWorkerId).toBe(1);
+  });
+
   it('the first start on a new Redis waits one TTL', async () => {
     const w = new World();
     w.store.run = null;
