@@ -119,6 +119,7 @@ export class MysqlRegistry implements WorkerIdRegistry {
       if (attempt === REGISTER_ATTEMPTS) {
         throw startRefused(`leaf_workerid_alloc: the row of ${ipPort} kept changing hands while registering; refusing to start`);
       }
+      throwIfStopping(signal);
       workerId = await this.acquire(ipPort, now, signal);
     }
     now += this.options.clock.now() - started;
