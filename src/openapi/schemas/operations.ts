@@ -36,6 +36,7 @@ export function operationsSchemas(layout: SnowflakeLayout): Record<string, Schem
       workerId: nullable(int(0, layout.maxWorkerId)),
       serving: { type: 'boolean' },
       lastReport: nullable({ ...ISO_TIME, description: 'the last successful report to the registry' }),
+      recordedUntil: nullable({ ...ISO_TIME, description: 'the time recorded in the registry: IDs are issued only below it (the generator ceiling)' }),
       reportIntervalMs: int(1),
     }),
     Live: closed({ status: { type: 'string', enum: ['ok'] } }),
