@@ -24,6 +24,14 @@ export { DEFAULT_REDIS_URL } from './redis-config';
 
 /** DB_QUERY_TIMEOUT_MS: a refill that needs a frozen database fails in about a second. */
 export const DEFAULT_DB_QUERY_TIMEOUT_MS = 1000;
+/**
+ * QUEUE_LOCK_TTL_MS: a refill under its lock takes milliseconds, and every call in it is bounded:
+ * even one whose every call took nearly its whole bound (four Redis calls, a pool wait and one
+ * allocation) ends in about 7 s at the defaults. A lock that expires during a refill only lets
+ * another instance over-fill. Short, so that a lock left by an attempt that timed out (and ran
+ * when a frozen Redis resumed) holds up the shard's refills briefly.
+ */
+export const DEFAULT_QUEUE_LOCK_TTL_MS = 10_000;
 /** SHUTDOWN_TIMEOUT_MS: under podman's default 10 s and Kubernetes' 30 s grace period. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 8000;
 
@@ -83,7 +91,7 @@ export function loadConfig(rawEnv: Env): AppConfig {
     queue: {
       refillCron: readCron(env, 'QUEUE_REFILL_CRON', '0 */2 * * * *', isCron),
       reloadCron: readCron(env, 'QUEUE_RELOAD_CRON', '30 */2 * * * *', isCron),
-      lockTtlMs: readInt(env, 'QUEUE_LOCK_TTL_MS', 60_000, 100, 3_600_000),
+      lockTtlMs: readInt(env, 'QUEUE_LOCK_TTL_MS', DEFAULT_QUEUE_LOCK_TTL_MS, 100, 3_600_000),
       demandLockWaitMs: readInt(env, 'QUEUE_DEMAND_LOCK_WAIT_MS', 250, 0, 60_000),
       idleRatio: readNumber(env, 'QUEUE_IDLE_RATIO', 0.2, 0, 1),
       refillAhead: readBool(env, 'QUEUE_REFILL_AHEAD', true),

@@ -21,6 +21,8 @@ describe('reliability settings', () => {
     expect(c.redis.commandTimeoutMs).toBe(500);
     expect(c.database.queryTimeoutMs).toBe(1000);
     expect(c.queue.demandLockWaitMs).toBe(250);
+    // A lock left standing by an attempt that timed out blocks its shard's refills this long at most.
+    expect(c.queue.lockTtlMs).toBe(10_000);
     // Under podman's 10 s and Kubernetes' 30 s.
     expect(c.shutdownTimeoutMs).toBe(8000);
   });
