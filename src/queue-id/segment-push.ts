@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MAX_INDEX } from './core/queue-id-layout';
+import { MARKER_INDEX_LUA } from './core/push-marker';
 import { preEncodedCommand, sendPreEncoded } from '../infra/redis/pre-encoded-command';
 import { rpushRangeRequest } from '../infra/redis/resp-range';
 import { RedisClient } from '../infra/redis/redis.tokens';
@@ -57,13 +57,14 @@ import { RedisClient } from '../infra/redis/redis.tokens';
  * a segment reaching above it is refused, {3, limit}, whatever the claiming instance believes the
  * limit is.
  */
-export const CLAIM_LUA = `
+export const CLAIM_LUA = `${MARKER_INDEX_LUA}
 local raw = redis.call('GET', KEYS[2])
 if raw then
-  if not string.match(raw, '^%-?%d+$') or #raw > 17 or tonumber(raw) > ${MAX_INDEX} then
+  local mark = markerIndex(raw)
+  if not mark then
     return {2, raw}
   end
-  if tonumber(raw) >= tonumber(ARGV[1]) then
+  if mark >= tonumber(ARGV[1]) then
     return {0, raw}
   end
 end
