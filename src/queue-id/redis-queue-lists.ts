@@ -11,6 +11,7 @@ import { definePopWithLength, popWithLength } from './pop-with-length';
 import { RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
 import { applyLimit, defineApplyLimit } from './list-limits';
+import { defineRaiseMarker, raiseMarker } from './raise-marker';
 import { defineRetireList, retireList } from './retire-list';
 import { pushRange } from './segment-push';
 
@@ -48,6 +49,7 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     definePopWithLength(redis);
     defineRetireList(redis);
     defineApplyLimit(redis);
+    defineRaiseMarker(redis);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -124,6 +126,11 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
 
   pushMark(appId: number, shardId: number): Promise<string | null> {
     return this.redis.get(this.keys.pushMark(appId, shardId));
+  }
+
+  /** One script (raise-marker.ts). */
+  raiseMarker(appId: number, shardId: number, to: bigint): Promise<string | null> {
+    return raiseMarker(this.redis, this.keys.pushMark(appId, shardId), to);
   }
 
   /** LLENs in pipelines of 1,000 (lengthsOf), so thousands of lists never hold the event loop. */

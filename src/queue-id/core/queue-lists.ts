@@ -123,6 +123,13 @@ export abstract class QueueLists {
   /** The list's "pushed up to" marker as stored (null when there is none); read with core/push-marker.ts. */
   abstract pushMark(appId: number, shardId: number): Promise<string | null>;
 
+  /**
+   * Raises the marker to `to` unless it is at or above it already (a marker that is not an index is
+   * left as it is), atomically, and returns it as it was (null when there was none): a range handed
+   * out without the list (a lease) is then covered by the marker like a pushed one.
+   */
+  abstract raiseMarker(appId: number, shardId: number, to: bigint): Promise<string | null>;
+
   /** The lengths of many lists, in order, in bounded batches. */
   abstract lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]>;
 

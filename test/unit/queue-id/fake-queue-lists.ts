@@ -111,6 +111,17 @@ export class FakeQueueLists implements QueueLists {
     return this.rawMarks.get(key) ?? this.marks.get(key)?.toString() ?? null;
   }
 
+  async raiseMarker(appId: number, shardId: number, to: bigint): Promise<string | null> {
+    this.check();
+    const key = shardKey(appId, shardId);
+    const before = this.rawMarks.get(key) ?? this.marks.get(key)?.toString() ?? null;
+    const mark = this.marks.get(key);
+    if (!this.rawMarks.has(key) && (mark === undefined || mark < to)) {
+      this.marks.set(key, to);
+    }
+    return before;
+  }
+
   holdPushes(): void {
     this.pushGate = gate();
   }

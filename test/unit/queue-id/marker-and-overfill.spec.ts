@@ -89,6 +89,52 @@ describe('the push marker on every path that allocates, and the over-fill under 
       expect(f.repo.allocations).toHaveLength(0);
     });
 
+    it('a refill of a newer segment between the lease\'s allocation and its marker check does not refuse the lease', async () => {
+      const f = queueFixture();
+      await f.addApp(APP, 10);
+      // Right after the lease's allocation, another request refills the list with the next segment.
+      const allocate = f.repo.allocate.bind(f.repo);
+      let refilling = false;
+      f.repo.allocate = async (appId, shardId, minWanted) => {
+        const result = await allocate(appId, shardId, minWanted);
+        if (!refilling) {
+          refilling = true;
+          expect(indexesOf(await f.service.get(APP, gatePass, 1), APP, SHARD)).toEqual([51n]);
+        }
+        return result;
+      };
+      const refusals: string[] = [];
+      f.monitor.subscribeRefusals((r) => refusals.push(r));
+      expect(await leases(f).lease(APP, gatePass, 50)).toMatchObject({ from: 1n, to: 50n });
+      expect(refusals).toEqual([]);
+      expect(f.repo.allocations.map((a) => [a.from, a.to])).toEqual([
+        [1n, 50n],
+        [51n, 60n],
+      ]);
+    });
+
+    it('a lease raises the marker over its range: after id_alloc is set back, neither a get nor a lease hands it out again', async () => {
+      const f = queueFixture();
+      await f.addApp(APP, 10);
+      expect(await leases(f).lease(APP, gatePass, 50)).toMatchObject({ from: 1n, to: 50n });
+      f.repo.setMaxId(APP, SHARD, 0n);
+      const served = indexesOf(await f.service.get(APP, gatePass, 5), APP, SHARD);
+      expect(served.every((i) => i > 50n)).toBe(true);
+      f.repo.setMaxId(APP, SHARD, 0n);
+      const again = await leases(f).lease(APP, gatePass, 20);
+      expect(again.from).toBeGreaterThan(50n);
+    });
+
+    it('a lease whose marker cannot be raised (Redis failed) is refused: its range is a gap, never handed out', async () => {
+      const f = queueFixture();
+      await f.addApp(APP, 10);
+      f.lists.raiseMarker = async () => {
+        throw new Error('Redis at 127.0.0.1:6379 did not answer within 500 ms: the command may or may not have run');
+      };
+      await expect(leases(f).lease(APP, gatePass, 50)).rejects.toThrow(/did not answer/);
+      expect(f.repo.allocations.map((a) => [a.from, a.to])).toEqual([[1n, 50n]]);
+    });
+
     it('with no marker (nothing went through the list) a lease is granted as before', async () => {
       const f = queueFixture();
       await f.addApp(APP, 100);

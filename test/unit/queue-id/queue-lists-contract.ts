@@ -112,6 +112,21 @@ export function queueListsContract(make: () => ContractLists): void {
     expect(await lists.pushSegment(1, 14, 3n, 30n)).toEqual({ pushed: 28 });
   });
 
+  it('raises the marker over a range handed out without the list, never lowers it, leaves one that is not an index', async () => {
+    expect(await lists.raiseMarker(1, 15, 10n)).toBeNull();
+    expect(await lists.pushMark(1, 15)).toBe('10');
+    // A push of anything at or below the raised marker is refused: the range is never queued.
+    expect(await lists.pushSegment(1, 15, 5n, 12n)).toMatchObject({ pushed: 0, refusedAt: { mark: 10n } });
+    expect(await lists.raiseMarker(1, 15, 7n)).toBe('10');
+    expect(await lists.pushMark(1, 15)).toBe('10');
+    expect(await lists.raiseMarker(1, 15, 20n)).toBe('10');
+    expect(await lists.pushMark(1, 15)).toBe('20');
+    expect(await lists.pushSegment(1, 15, 21n, 22n)).toEqual({ pushed: 2 });
+    await setMarker(1, 15, 'not-ours');
+    expect(await lists.raiseMarker(1, 15, 30n)).toBe('not-ours');
+    expect(await lists.pushMark(1, 15)).toBe('not-ours');
+  });
+
   it('deletes lists, counting those that existed, and keeps their markers', async () => {
     await lists.pushSegment(1, 4, 1n, 3n);
     await lists.pushSegment(1, 5, 1n, 3n);
