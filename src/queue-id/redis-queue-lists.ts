@@ -6,11 +6,11 @@ import { deleteKeys, lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from './core/queue-keys';
 import { acceptEntries } from './core/queue-batch';
-import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome } from './core/queue-lists';
+import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome, StoredLimit } from './core/queue-lists';
 import { definePopWithLength, popWithLength } from './pop-with-length';
 import { RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
-import { applyLimit, defineApplyLimit } from './list-limits';
+import { applyLimit, defineApplyLimit, dropLimit, readLimit } from './list-limits';
 import { defineRaiseMarker, raiseMarker } from './raise-marker';
 import { defineRetireList, retireList } from './retire-list';
 import { pushRange } from './segment-push';
@@ -183,11 +183,32 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
       const counts = await Promise.all(
         shards
           .slice(i, i + RETIRE_BATCH)
-          .map((s) => applyLimit(this.redis, this.keys.list(appId, s.shardId), this.keys.limitMark(appId, s.shardId), s.maxIndex)),
+          .map((s) =>
+            applyLimit(
+              this.redis,
+              this.keys.list(appId, s.shardId),
+              this.keys.limitMark(appId, s.shardId),
+              this.keys.pushMark(appId, s.shardId),
+              s.maxIndex,
+            ),
+          ),
       );
       deleted += counts.reduce((a, b) => a + Number(b), 0);
     }
     return deleted;
+  }
+
+  /** One script per shard (list-limits.ts), RETIRE_BATCH in flight at a time. */
+  async storedLimits(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<Array<StoredLimit | null>> {
+    const out: Array<StoredLimit | null> = [];
+    for (let i = 0; i < shards.length; i += RETIRE_BATCH) {
+      out.push(...(await Promise.all(shards.slice(i, i + RETIRE_BATCH).map((s) => readLimit(this.redis, this.keys.limitMark(s.appId, s.shardId))))));
+    }
+    return out;
+  }
+
+  async dropStoredLimit(appId: number, shardId: number, seen: StoredLimit, readAgoMs: number): Promise<boolean> {
+    return (await dropLimit(this.redis, this.keys.limitMark(appId, shardId), seen, readAgoMs)) === 1;
   }
 
   deleteLists(appId: number, shardIds: Iterable<number>): Promise<number> {

@@ -10,6 +10,9 @@ import { RefillMonitor } from './refill-monitor';
 /** A shard's invalid marker is logged at most this often per instance (every request that needs a refill meets it). */
 const INVALID_LOG_INTERVAL_MS = 60_000;
 
+/** Why a segment was not pushed (SegmentClaims.push): refused by the list's marker, or by the shard's stored limit. */
+export type PushRefusal = 'refused' | 'limited';
+
 /**
  * Every path that allocates from id_alloc checks its segment against the list's "pushed up to"
  * marker (core/push-marker.ts), so that no index that went through a list is handed out again:
@@ -50,12 +53,15 @@ export class SegmentClaims {
 
   /**
    * Claims from..to and pushes pushFrom..to once (QueueLists.pushSegment); returns how many were
-   * pushed, or null when the claim was refused (the marker already at or past `from`): the segment
-   * is a gap, none of it may be handed out. A marker above the whole segment moves the row past it
-   * (else every refill of the shard is refused, one step at a time, for as long as the distance
-   * lasts). Throws QUEUE_MARKER_INVALID when the marker is not an index (the segment is a gap).
+   * pushed. Otherwise the segment is a gap, none of it may be handed out, and the answer says why:
+   * `refused`, the marker was already at or past `from` (a marker above the whole segment moves
+   * the row past it, else every refill of the shard is refused, one step at a time, for as long as
+   * the distance lasts: one more allocation lands above it); `limited`, the shard's stored limit is
+   * below the segment (max_limit_id lowered: an allocation made now reads the new limit, but a
+   * stored limit that outlived a raise would refuse it too, so none is made). Throws
+   * QUEUE_MARKER_INVALID when the marker is not an index (the segment is a gap).
    */
-  async push(appId: number, shardId: number, from: bigint, to: bigint, maxIndex: bigint, pushFrom: bigint = from): Promise<number | null> {
+  async push(appId: number, shardId: number, from: bigint, to: bigint, maxIndex: bigint, pushFrom: bigint = from): Promise<number | PushRefusal> {
     const outcome = await this.lists.pushSegment(appId, shardId, from, to, pushFrom);
     if (outcome.invalidMark !== undefined) {
       throw this.invalid(appId, shardId, outcome.invalidMark, `push of ${from}..${to} refused: a gap`);
@@ -67,13 +73,13 @@ export class SegmentClaims {
         `push of ${from}..${to} to app ${appId} shard ${shardId} refused: max_limit_id was lowered meanwhile ` +
           `(index ${outcome.limitedAt} at most): left as a gap`,
       );
-      return null;
+      return 'limited';
     }
     if (!outcome.refusedAt) {
       return outcome.pushed;
     }
     await this.refused(appId, shardId, from, to, maxIndex, { kind: 'index', mark: outcome.refusedAt.mark }, 'push');
-    return null;
+    return 'refused';
   }
 
   /**

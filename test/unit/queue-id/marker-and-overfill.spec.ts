@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { LeaseMonitor } from '../../../src/lease/lease-monitor';
-import { MAX_INDEX } from '../../../src/queue-id/core/queue-id-layout';
+import { MAX_INDEX, composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueLeaseService } from '../../../src/queue-id/queue-lease.service';
 import { errorKindOf, gatePassFor, indexesOf, queueFixture, span } from './queue-fixture';
@@ -56,6 +56,34 @@ describe('the push marker on every path that allocates, and the over-fill under 
     const allocated = f.repo.allocations.reduce((sum, a) => sum + Number(a.to - a.from + 1n), 0);
     expect(allocated).toBeLessThanOrEqual(110);
     expect(await f.lists.length(APP, SHARD)).toBeLessThan(10);
+  });
+
+  it('a stored limit left below id_alloc\'s (a raise whose Redis step failed): one allocation per request, not four; the reload deletes it', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.lists.setStoredLimit(APP, SHARD, 5n);
+    expect(await errorKindOf(f.service.get(APP, gatePass, 1))).toBe(ErrorKind.QueueEmpty);
+    expect(f.repo.allocations).toHaveLength(1);
+    expect(await f.refill.refillShard(APP, SHARD, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })).toEqual({ status: 'refused', pushed: 0 });
+    expect(f.repo.allocations).toHaveLength(2);
+    expect(await f.queueConfig.reloadAndCleanUp()).toEqual({ deletedLists: 0, droppedLimits: 1 });
+    expect(indexesOf(await f.service.get(APP, gatePass, 1), APP, SHARD)).toEqual([21n]);
+  });
+
+  it('the reload leaves a stored limit that id_alloc has, and one stored again after it was read', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10, composeQueueId(50n, 63, APP));
+    f.lists.setStoredLimit(APP, SHARD, 50n);
+    f.lists.setStoredLimit(APP, 6, 40n);
+    // A PATCH stores the shard's limit again between the cleanup's read and its delete.
+    const storedLimits = f.lists.storedLimits.bind(f.lists);
+    f.lists.storedLimits = async (shards) => {
+      const read = await storedLimits(shards);
+      f.lists.setStoredLimit(APP, 6, 40n);
+      return read;
+    };
+    expect(await f.queueConfig.reloadAndCleanUp()).toEqual({ deletedLists: 0, droppedLimits: 0 });
+    expect([f.lists.storedLimit(APP, SHARD), f.lists.storedLimit(APP, 6)]).toEqual([50n, 40n]);
   });
 
   describe('leases', () => {
