@@ -71,18 +71,14 @@ export class LockService implements OnApplicationShutdown {
       }
     }
     this.held.add(lock);
-    let value: T;
     try {
-      value = await fn();
-    } catch (err) {
+      return { acquired: true, value: await fn() };
+    } finally {
       this.held.delete(lock);
-      // Most often Redis or MySQL failed: the caller has its answer without waiting for the release.
-      void this.release(lock);
-      throw err;
+      // Free when this returns (a retry right after finds it so); bounded like every command, and
+      // at once when the connection was just dropped as silent (command-deadlines.ts).
+      await this.release(lock);
     }
-    this.held.delete(lock);
-    await this.release(lock);
-    return { acquired: true, value };
   }
 
   /** One attempt: the lock, or null when another holder has it. Throws when Redis fails. */
