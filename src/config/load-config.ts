@@ -34,6 +34,8 @@ export const DEFAULT_DB_QUERY_TIMEOUT_MS = 1000;
 export const DEFAULT_QUEUE_LOCK_TTL_MS = 10_000;
 /** SHUTDOWN_TIMEOUT_MS: under podman's default 10 s and Kubernetes' 30 s grace period. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 8000;
+/** Its highest value: SIGTERM ends the process within 10 s (the process's own exit takes a little too). */
+export const MAX_SHUTDOWN_TIMEOUT_MS = 9500;
 
 function isCron(expr: string): boolean {
   if (expr.trim().split(/\s+/).length !== 6) {
@@ -85,7 +87,7 @@ export function loadConfig(rawEnv: Env): AppConfig {
       migrationsRun: readBool(env, 'DB_MIGRATIONS_RUN', true),
       queryTimeoutMs: readInt(env, 'DB_QUERY_TIMEOUT_MS', DEFAULT_DB_QUERY_TIMEOUT_MS, 50, 600_000),
     },
-    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, 1000, 600_000),
+    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, 1000, MAX_SHUTDOWN_TIMEOUT_MS),
     redis,
     admin: { token: adminToken },
     queue: {

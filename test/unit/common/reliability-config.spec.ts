@@ -59,6 +59,8 @@ describe('reliability settings', () => {
     ['DB_QUERY_TIMEOUT_MS', '0'],
     ['QUEUE_DEMAND_LOCK_WAIT_MS', '-1'],
     ['SHUTDOWN_TIMEOUT_MS', '100'],
+    // SIGTERM must end the process within 10 s.
+    ['SHUTDOWN_TIMEOUT_MS', '9501'],
   ])('refuses %s=%j with a ConfigError naming the variable', (name, value) => {
     expectConfigError(name, value);
   });
