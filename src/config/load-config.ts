@@ -64,11 +64,12 @@ export function loadConfig(rawEnv: Env): AppConfig {
   const port = readInt(env, 'PORT', 8080, 0, 65535);
   const redis = readRedisConfig(env);
   const waitTimeoutMs = readInt(env, 'REDIS_WAIT_TIMEOUT_MS', 200, 1, 60_000);
-  if (waitTimeoutMs >= redis.commandTimeoutMs) {
-    // A WAIT that may block this long would be cut by the command timeout (and its connection dropped).
+  if (waitTimeoutMs > redis.commandTimeoutMs / 2) {
+    // A WAIT blocks its connection for up to this long: the commands behind it must still get their
+    // replies within the command timeout, or the connection is taken for silent and dropped.
     throw new ConfigError(
       'REDIS_WAIT_TIMEOUT_MS',
-      `must be below REDIS_COMMAND_TIMEOUT_MS (${redis.commandTimeoutMs}), got ${waitTimeoutMs}`,
+      `must be at most half of REDIS_COMMAND_TIMEOUT_MS (${redis.commandTimeoutMs}), got ${waitTimeoutMs}`,
     );
   }
   return {

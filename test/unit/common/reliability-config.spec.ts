@@ -40,9 +40,10 @@ describe('reliability settings', () => {
     ]);
   });
 
-  it('refuse a WAIT timeout that the Redis command timeout would cut', () => {
+  it('refuse a WAIT timeout above half the Redis command timeout (the commands behind a WAIT wait for it)', () => {
     expectConfigError('REDIS_WAIT_TIMEOUT_MS', '500');
-    expect(() => loadConfig({ REDIS_WAIT_TIMEOUT_MS: '900', REDIS_COMMAND_TIMEOUT_MS: '1000' })).not.toThrow();
+    expect(() => loadConfig({ REDIS_WAIT_TIMEOUT_MS: '501', REDIS_COMMAND_TIMEOUT_MS: '1000' })).toThrow(/REDIS_WAIT_TIMEOUT_MS/);
+    expect(() => loadConfig({ REDIS_WAIT_TIMEOUT_MS: '500', REDIS_COMMAND_TIMEOUT_MS: '1000' })).not.toThrow();
   });
 
   it('never read the test hooks: the configuration has no place for them', () => {
