@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
 import { createApp } from './bootstrap';
+import { StartAbandoned, StartSignals } from './common/start-signals';
 import { NO_TEST_HOOKS, TestHooks } from './common/test-hooks';
 import { AppConfig } from './config/app-config';
 import { BackendStartError, checkBackendsAtStart } from './infra/backend-start-check';
@@ -25,13 +26,20 @@ export interface StartOptions {
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger(config.log.level, options.logDestination).child({ context: 'shardleaf' });
   let app: NestFastifyApplication | undefined;
+  // Until the app's own shutdown hooks listen: a signal ends the start, the migrations excepted.
+  const signals = StartSignals.install(config.shutdownTimeoutMs);
   try {
     await checkBackendsAtStart(config);
     app = await createApp(config, options.testHooks ?? NO_TEST_HOOKS, options.logDestination);
+    signals.remove();
+    if (signals.held !== null) {
+      throw new StartAbandoned(signals.held);
+    }
     await app.listen(config.http.port, config.http.host);
     logger.info(startedLine(config, app));
     return app;
   } catch (err) {
+    signals.remove();
     if (err instanceof BackendStartError) {
       err.lines.forEach((line) => logger.error(line));
     } else {
