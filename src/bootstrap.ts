@@ -8,6 +8,7 @@ import { serveDirect } from './common/direct-routes/serve-direct';
 import { ErrorFilter, sendError } from './common/error.filter';
 import { NO_TEST_HOOKS, TestHooks } from './common/test-hooks';
 import { installJsonBodyParser } from './common/json-body-parser';
+import { ShutdownDeadline } from './common/shutdown-deadline';
 import { installShutdownGate } from './common/shutdown-gate';
 import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from './logging/pino-logger';
 import { setupOpenApi } from './openapi/openapi.setup';
@@ -54,6 +55,8 @@ export async function createApp(
   installJsonBodyParser(adapter.getInstance());
   installRequestIdEcho(adapter.getInstance());
   app.enableShutdownHooks();
+  // With the shutdown hooks, not before: a signal during the start is start-service.ts's.
+  app.get(ShutdownDeadline).armOnSignals();
   setupOpenApi(app);
   installShutdownGate(app);
   return app;

@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
 import { createApp } from './bootstrap';
+import { StartAbandoned, StartSignals } from './common/start-signals';
 import { NO_TEST_HOOKS, TestHooks } from './common/test-hooks';
 import { AppConfig } from './config/app-config';
 import { BackendStartError, checkBackendsAtStart } from './infra/backend-start-check';
@@ -25,13 +26,20 @@ export interface StartOptions {
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger(config.log.level, options.logDestination).child({ context: 'shardleaf' });
   let app: NestFastifyApplication | undefined;
+  // Until the app's own shutdown hooks listen: a signal ends the start, the migrations excepted.
+  const signals = StartSignals.install(config.shutdownTimeoutMs);
   try {
     await checkBackendsAtStart(config);
     app = await createApp(config, options.testHooks ?? NO_TEST_HOOKS, options.logDestination);
+    signals.remove();
+    if (signals.held !== null) {
+      throw new StartAbandoned(signals.held);
+    }
     await app.listen(config.http.port, config.http.host);
     logger.info(startedLine(config, app));
     return app;
   } catch (err) {
+    signals.remove();
     if (err instanceof BackendStartError) {
       err.lines.forEach((line) => logger.error(line));
     } else {
@@ -42,7 +50,10 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   }
 }
 
-/** `listening on http://0.0.0.0:8080: queue IDs (refill ahead), segment on, snowflake mysql (worker 3); MySQL …, Redis …; admin API on`. */
+/**
+ * `listening on http://0.0.0.0:8080: queue IDs (refill ahead), segment on, snowflake mysql (worker 3); MySQL …, Redis …; admin API on`
+ * (`snowflake redis (js-safe layout, worker 3)` with SNOWFLAKE_LAYOUT=js-safe).
+ */
 export function startedLine(config: AppConfig, app: NestFastifyApplication): string {
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address !== null ? address.port : config.http.port;
@@ -53,7 +64,8 @@ export function startedLine(config: AppConfig, app: NestFastifyApplication): str
   let snowflake = 'snowflake off';
   if (config.snowflake.mode !== 'off') {
     const workerId = app.get(SnowflakeStatus).workerId;
-    snowflake = `snowflake ${config.snowflake.mode} (worker ${workerId ?? 'none yet'})`;
+    const layout = config.snowflake.layout === 'leaf' ? '' : `${config.snowflake.layout} layout, `;
+    snowflake = `snowflake ${config.snowflake.mode} (${layout}worker ${workerId ?? 'none yet'})`;
   }
   const redisKind = config.redis.topology.kind === 'standalone' ? 'Redis' : `Redis ${config.redis.topology.kind}`;
   const backends = `MySQL ${backendAddress('mysql', config)}, ${redisKind} ${backendAddress('redis', config)}${

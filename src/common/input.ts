@@ -76,6 +76,28 @@ export function parseOptionalString(name: string, raw: unknown, maxLength: numbe
   return raw;
 }
 
+/**
+ * The `step` and/or `description` of a PATCH body already read by parseObjectBody (`description`
+ * null clears it); at least one of them, else BAD_INPUT.
+ */
+export function parseStepDescriptionPatch(
+  b: Record<string, unknown>,
+  maxStep: number,
+  descriptionMax: number,
+): { step?: number; description?: string | null } {
+  const patch: { step?: number; description?: string | null } = {};
+  if (b.step !== undefined) {
+    patch.step = parseBodyInt('step', b.step, 1, maxStep);
+  }
+  if (b.description !== undefined) {
+    patch.description = parseOptionalString('description', b.description, descriptionMax) ?? null;
+  }
+  if (Object.keys(patch).length === 0) {
+    throw badInput('nothing to change: give step or description');
+  }
+  return patch;
+}
+
 /** A JSON object body, refusing arrays, primitives and unknown keys. */
 export function parseObjectBody(raw: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -104,6 +126,12 @@ export function parseIdParam(name: string, raw: unknown): bigint {
 }
 
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/;
+const EPOCH_MS = /^[0-9]{1,15}$/;
+/**
+ * What parseTimeParam reads, as one pattern (for the API document). The shape only: a date or
+ * time that does not exist as written (2026-02-30, T24:00) fits it and is still refused.
+ */
+export const TIME_PARAM_PATTERN = `^(${EPOCH_MS.source.slice(1, -1)}|${ISO_TIME.source.slice(1, -1)})$`;
 /** 9999-12-31T23:59:59.999Z. */
 const MAX_TIME_MS = 253_402_300_799_999;
 
@@ -138,7 +166,7 @@ export function parseTimeParam(name: string, raw: unknown): Date {
     return bad();
   }
   let ms = Number.NaN;
-  if (/^[0-9]{1,15}$/.test(raw)) {
+  if (EPOCH_MS.test(raw)) {
     ms = Number(raw);
   } else if (ISO_TIME.test(raw) && fieldsExist(raw)) {
     ms = Date.parse(raw);

@@ -24,8 +24,18 @@ export { DEFAULT_REDIS_URL } from './redis-config';
 
 /** DB_QUERY_TIMEOUT_MS: a refill that needs a frozen database fails in about a second. */
 export const DEFAULT_DB_QUERY_TIMEOUT_MS = 1000;
+/**
+ * QUEUE_LOCK_TTL_MS: a refill under its lock takes milliseconds, and every call in it is bounded:
+ * even one whose every call took nearly its whole bound (four Redis calls, a pool wait and one
+ * allocation) ends in about 7 s at the defaults. A lock that expires during a refill only lets
+ * another instance over-fill. Short, so that a lock left by an attempt that timed out (and ran
+ * when a frozen Redis resumed) holds up the shard's refills briefly.
+ */
+export const DEFAULT_QUEUE_LOCK_TTL_MS = 10_000;
 /** SHUTDOWN_TIMEOUT_MS: under podman's default 10 s and Kubernetes' 30 s grace period. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 8000;
+/** Its highest value: SIGTERM ends the process within 10 s (the process's own exit takes a little too). */
+export const MAX_SHUTDOWN_TIMEOUT_MS = 9500;
 
 function isCron(expr: string): boolean {
   if (expr.trim().split(/\s+/).length !== 6) {
@@ -54,11 +64,12 @@ export function loadConfig(rawEnv: Env): AppConfig {
   const port = readInt(env, 'PORT', 8080, 0, 65535);
   const redis = readRedisConfig(env);
   const waitTimeoutMs = readInt(env, 'REDIS_WAIT_TIMEOUT_MS', 200, 1, 60_000);
-  if (waitTimeoutMs >= redis.commandTimeoutMs) {
-    // A WAIT that may block this long would be cut by the command timeout (and its connection dropped).
+  if (waitTimeoutMs > redis.commandTimeoutMs / 2) {
+    // A WAIT blocks its connection for up to this long: the commands behind it must still get their
+    // replies within the command timeout, or the connection is taken for silent and dropped.
     throw new ConfigError(
       'REDIS_WAIT_TIMEOUT_MS',
-      `must be below REDIS_COMMAND_TIMEOUT_MS (${redis.commandTimeoutMs}), got ${waitTimeoutMs}`,
+      `must be at most half of REDIS_COMMAND_TIMEOUT_MS (${redis.commandTimeoutMs}), got ${waitTimeoutMs}`,
     );
   }
   return {
@@ -77,13 +88,13 @@ export function loadConfig(rawEnv: Env): AppConfig {
       migrationsRun: readBool(env, 'DB_MIGRATIONS_RUN', true),
       queryTimeoutMs: readInt(env, 'DB_QUERY_TIMEOUT_MS', DEFAULT_DB_QUERY_TIMEOUT_MS, 50, 600_000),
     },
-    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, 1000, 600_000),
+    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, 1000, MAX_SHUTDOWN_TIMEOUT_MS),
     redis,
     admin: { token: adminToken },
     queue: {
       refillCron: readCron(env, 'QUEUE_REFILL_CRON', '0 */2 * * * *', isCron),
       reloadCron: readCron(env, 'QUEUE_RELOAD_CRON', '30 */2 * * * *', isCron),
-      lockTtlMs: readInt(env, 'QUEUE_LOCK_TTL_MS', 60_000, 100, 3_600_000),
+      lockTtlMs: readInt(env, 'QUEUE_LOCK_TTL_MS', DEFAULT_QUEUE_LOCK_TTL_MS, 100, 3_600_000),
       demandLockWaitMs: readInt(env, 'QUEUE_DEMAND_LOCK_WAIT_MS', 250, 0, 60_000),
       idleRatio: readNumber(env, 'QUEUE_IDLE_RATIO', 0.2, 0, 1),
       refillAhead: readBool(env, 'QUEUE_REFILL_AHEAD', true),

@@ -2,8 +2,6 @@ import { ConfigError } from './config.error';
 import { Env, readInt, readString } from './env-readers';
 
 export interface NumbersConfig {
-  /** NUMBER_DB_TIMEOUT_MS: an allocation or clock reading of number formats not done by then fails with 503 (a gap). */
-  dbTimeoutMs: number;
   /**
    * NUMBER_CLOCK_MARGIN_MS: a segment stops being used this long before its period ends by the
    * database clock, as estimated from the last reading plus the time measured since (room for the
@@ -42,7 +40,6 @@ export function readNumbersConfig(env: Env): NumbersConfig {
     );
   }
   return {
-    dbTimeoutMs: readInt(env, 'NUMBER_DB_TIMEOUT_MS', 1000, 50, 60_000),
     clockMarginMs,
     clockTrustMs,
     boundaryWindowMs: readInt(env, 'NUMBER_BOUNDARY_WINDOW_MS', 5000, 0, 3_600_000),

@@ -3,8 +3,12 @@ import { Env, checkRedisUrl, readInt, readOptionalString, readString } from './e
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/0';
 
-/** REDIS_COMMAND_TIMEOUT_MS: a frozen Redis costs a request at most about this, well under a second. */
-export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 500;
+/**
+ * REDIS_COMMAND_TIMEOUT_MS: a frozen Redis costs a request at most this and two checks of the
+ * watchdog (about 1.2 s); a Redis that stalls for less (a fork, another client's slow command) is
+ * waited for, not dropped (docs/reliability.md, "Sizing the Redis bound").
+ */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1000;
 
 export interface RedisHostPort {
   host: string;

@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { backendLabel, failureWords } from '../infra/backend-words';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { ZookeeperClient } from '../infra/zookeeper/zookeeper-client';
-import { withTimeout } from './with-timeout';
+import { withTimeout } from '../common/with-timeout';
 
 const PROBE_TIMEOUT_MS = 2000;
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
+import { scheduleCron } from '../common/cron-job';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { HistoryPruner } from './history-pruner';
@@ -24,19 +24,12 @@ export class HistoryPruneScheduler implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const cron = this.config.idHistory.pruneCron;
-    if (cron === null) {
-      return;
-    }
-    const job = CronJob.from({
-      cronTime: cron,
-      onTick: async () => {
-        await this.pruner.pruneAlone();
-      },
-      start: true,
-      waitForCompletion: true,
-      errorHandler: (err) => this.logger.warn(`pruning the allocation history failed: ${(err as Error).message}`),
-    });
-    this.schedulerRegistry.addCronJob(JOB, job);
+    scheduleCron(
+      this.schedulerRegistry,
+      JOB,
+      this.config.idHistory.pruneCron,
+      () => this.pruner.pruneAlone(),
+      (err) => this.logger.warn(`pruning the allocation history failed: ${(err as Error).message}`),
+    );
   }
 }

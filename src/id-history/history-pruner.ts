@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { BoundedDb } from '../infra/database/bounded-db';
+import { SqlCalls } from '../infra/database/sql-calls';
 import { ER_NO_SUCH_TABLE, errnoOf } from '../infra/database/mysql-errors';
 import { LockService } from '../infra/redis/lock.service';
 import { HistoryMonitor } from './history-monitor';
@@ -21,22 +21,22 @@ const PRIMARY_KEYS: Record<HistoryTable, readonly string[]> = {
 const BATCH = 1000;
 /** Batches one run removes at most per table (a backlog is worked off over several runs). */
 const MAX_BATCHES = 2000;
-/** The bound of one statement. */
-const BATCH_TIMEOUT_MS = 30_000;
 /** The lock one scheduled run holds (released when it ends): the other instances skip that tick. */
 const PRUNE_LOCK_TTL_MS = 15 * 60_000;
 
 /**
  * Deletes allocation history older than ID_HISTORY_RETENTION_DAYS (by the database's clock), in
- * batches of 1000 rows, each batch its own time-bounded statements: the oldest rows' primary keys
- * are read, then deleted by those keys. A DELETE … ORDER BY … LIMIT would be unsafe for
- * statement-based binary logging (a replica could delete other rows); a DELETE naming its rows is
- * not. A scheduled run takes a Redis lock first: one instance prunes, the others skip that tick.
+ * batches of 1000 rows: the oldest rows' primary keys are read, then deleted by those keys, each
+ * statement bounded by DB_QUERY_TIMEOUT_MS like every other MySQL call (an indexed read and delete
+ * of 1000 rows take milliseconds; a batch cut by the bound ends the run, and the next run deletes
+ * what is left). A DELETE … ORDER BY … LIMIT would be unsafe for statement-based binary logging (a
+ * replica could delete other rows); a DELETE naming its rows is not. A scheduled run takes a Redis
+ * lock first: one instance prunes, the others skip that tick.
  */
 @Injectable()
 export class HistoryPruner {
   private readonly logger = new Logger(HistoryPruner.name);
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
   constructor(
     dataSource: DataSource,
@@ -44,7 +44,7 @@ export class HistoryPruner {
     private readonly monitor: HistoryMonitor,
     private readonly locks: LockService,
   ) {
-    this.db = new BoundedDb(dataSource, BATCH_TIMEOUT_MS);
+    this.db = new SqlCalls(dataSource);
   }
 
   /** A scheduled run: prunes under the lock, or does nothing (null) while another instance holds it. */

@@ -1,11 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { BoundedDb, Sql } from '../infra/database/bounded-db';
-import { ResetPeriod } from './core/period';
-import { errnoOf } from '../infra/database/mysql-errors';
+import { ER_LOCK_DEADLOCK, errnoOf } from '../infra/database/mysql-errors';
+import { setClause } from '../infra/database/set-clause';
+import { Sql, SqlCalls } from '../infra/database/sql-calls';
 import { patternsOverlap } from './core/number-pattern';
+import { ResetPeriod } from './core/period';
 import { storedPattern, storedReset } from './stored-format';
 
 export interface NewNumberFormat {
@@ -62,8 +61,6 @@ interface FormatDbRow {
   max_seq: string | null;
 }
 
-/** MySQL/MariaDB: Deadlock found when trying to get lock; the whole transaction was rolled back. */
-const ER_LOCK_DEADLOCK = 1213;
 /** Attempts of a create chosen as a deadlock victim (a rolled-back try changed nothing). */
 const CREATE_ATTEMPTS = 8;
 
@@ -80,10 +77,10 @@ const SELECT_FORMATS = `
  */
 @Injectable()
 export class NumberFormatRepository {
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
-  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
-    this.db = new BoundedDb(dataSource, config.numbers.dbTimeoutMs);
+  constructor(dataSource: DataSource) {
+    this.db = new SqlCalls(dataSource);
   }
 
   async findAll(): Promise<NumberFormatRow[]> {
@@ -152,7 +149,7 @@ export class NumberFormatRepository {
       const retired = own ? { pattern: own.pattern, reset: storedReset(own.reset_period, own.fmt_key), deletedAt: own.deleted_at } : null;
       // Compared as stored now (a tombstone written before widths were stored without leading zeros).
       if (retired !== null && (storedPattern(retired.pattern, format.key).source !== format.pattern || retired.reset !== format.reset)) {
-        // Rolled back with the transaction: BoundedDb rolls back on a throw.
+        // Rolled back with the transaction: SqlCalls rolls back on a throw.
         throw new Refused({ kind: 'retired-differs', retired });
       }
       if (!format.allowTextOverlap) {
@@ -171,20 +168,12 @@ export class NumberFormatRepository {
   }
 
   async update(key: string, patch: NumberFormatPatch): Promise<boolean> {
-    const sets: string[] = ['update_time = UTC_TIMESTAMP()'];
-    const values: unknown[] = [];
-    if (patch.step !== undefined) {
-      sets.push('step = ?');
-      values.push(patch.step);
-    }
-    if (patch.description !== undefined) {
-      sets.push('description = ?');
-      values.push(patch.description);
-    }
+    const set = setClause({ step: patch.step, description: patch.description });
+    const sets = ['update_time = UTC_TIMESTAMP()', ...(set.sql === '' ? [] : [set.sql])];
     const result = await this.db.query<{ affectedRows: number }>(
       `changing number format '${key}'`,
       `UPDATE number_format SET ${sets.join(', ')} WHERE fmt_key = ?`,
-      [...values, key],
+      [...set.values, key],
     );
     return Number(result.affectedRows) === 1;
   }

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { BoundedDb } from '../infra/database/bounded-db';
+import { SqlCalls } from '../infra/database/sql-calls';
 import { CLOCK_VIEW, numberClockSql } from './number-clock-sql';
 import { storedClock, storedPattern, storedPeriod, storedReset } from './stored-format';
 import { Allocation, AllocationRequest, ClockReading, NumberStore, segmentSize } from './core/number-store';
@@ -11,18 +11,18 @@ import { allocationPeriod, parseDbTime } from './core/period';
 
 /**
  * The number generator's port on MySQL/MariaDB (`number_format`, `number_seq`, the
- * `shardleaf_db_clock` view read in NUMBER_TIME_ZONE). Every call has NUMBER_DB_TIMEOUT_MS (BoundedDb): a call cut by it is
- * a gap, never resent.
+ * `shardleaf_db_clock` view read in NUMBER_TIME_ZONE). Every statement is bounded by
+ * DB_QUERY_TIMEOUT_MS (sql-calls.ts): an allocation cut by it is a gap, never resent.
  */
 @Injectable()
 export class NumberSequenceRepository implements NumberStore {
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
   /** "Now" in NUMBER_TIME_ZONE, from the view (alias `c`). */
   private readonly clock: string;
   private readonly timeZone: string;
 
   constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
-    this.db = new BoundedDb(dataSource, config.numbers.dbTimeoutMs);
+    this.db = new SqlCalls(dataSource);
     this.timeZone = config.numbers.timeZone;
     this.clock = numberClockSql(this.timeZone);
   }

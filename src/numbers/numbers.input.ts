@@ -1,5 +1,5 @@
 import { badInput } from '../common/id-gen.error';
-import { parseBodyInt, parseObjectBody, parseOptionalString, truncate } from '../common/input';
+import { parseBodyInt, parseObjectBody, parseOptionalString, parseStepDescriptionPatch, truncate } from '../common/input';
 import { checkPatternForReset, parsePattern } from './core/number-pattern';
 import { RESET_PERIODS, ResetPeriod } from './core/period';
 import { NewNumberFormat, NumberFormatPatch } from './number-format.repository';
@@ -7,12 +7,12 @@ import { NewNumberFormat, NumberFormatPatch } from './number-format.repository';
 export const KEY_MAX_LENGTH = 64;
 export const DEFAULT_NUMBER_STEP = 100;
 export const MAX_NUMBER_STEP = 100_000;
-const DESCRIPTION_MAX = 256;
-const KEY = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+export const NUMBER_DESCRIPTION_MAX = 256;
+export const NUMBER_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
 /** A format key: 1..64 of `A-Z a-z 0-9 . _ : -`, starting with a letter or digit. */
 export function parseNumberKey(name: string, raw: unknown): string {
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > KEY_MAX_LENGTH || !KEY.test(raw)) {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > KEY_MAX_LENGTH || !NUMBER_KEY_PATTERN.test(raw)) {
     const shown = typeof raw === 'string' ? truncate(raw) : '';
     throw badInput(
       `${name} must be 1..${KEY_MAX_LENGTH} of A-Z a-z 0-9 . _ : - starting with a letter or digit, got '${shown}'`,
@@ -36,7 +36,7 @@ export function parseCreateFormat(body: unknown): NewNumberFormat {
     pattern: pattern.source,
     reset,
     step: b.step === undefined ? DEFAULT_NUMBER_STEP : parseBodyInt('step', b.step, 1, MAX_NUMBER_STEP),
-    description: parseOptionalString('description', b.description, DESCRIPTION_MAX) ?? null,
+    description: parseOptionalString('description', b.description, NUMBER_DESCRIPTION_MAX) ?? null,
     allowTextOverlap: b.allowTextOverlap === true,
   };
 }
@@ -49,17 +49,7 @@ export function parsePatchFormat(body: unknown): NumberFormatPatch {
       'pattern and reset cannot change: numbers already issued could be printed again; create a format with a new key',
     );
   }
-  const patch: NumberFormatPatch = {};
-  if (b.step !== undefined) {
-    patch.step = parseBodyInt('step', b.step, 1, MAX_NUMBER_STEP);
-  }
-  if (b.description !== undefined) {
-    patch.description = parseOptionalString('description', b.description, DESCRIPTION_MAX) ?? null;
-  }
-  if (Object.keys(patch).length === 0) {
-    throw badInput('nothing to change: give step or description');
-  }
-  return patch;
+  return parseStepDescriptionPatch(b, MAX_NUMBER_STEP, NUMBER_DESCRIPTION_MAX);
 }
 
 function parseReset(raw: unknown): ResetPeriod {

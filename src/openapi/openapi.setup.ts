@@ -5,10 +5,12 @@ import { ErrorKind } from '../common/id-gen.error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MAX_STEP } from '../segment/core/step-policy';
+import { layoutNamed } from '../snowflake/core/snowflake-layout';
 import { ROUTE_ERRORS } from './route-errors';
 import { RouteDoc, routeDocs } from './route-docs';
 import { ERROR, ID_BATCH, ref } from './schemas/common';
-import { OPERATIONS_SCHEMAS } from './schemas/operations';
+import { NUMBER_SCHEMAS, numberBodySchemas } from './schemas/numbers';
+import { operationsSchemas } from './schemas/operations';
 import { QUEUE_SCHEMAS, queueBodySchemas } from './schemas/queue';
 import { SEGMENT_SCHEMAS, segmentBodySchemas } from './schemas/segment';
 
@@ -28,7 +30,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('shardleaf')
     .setDescription(
-      'Distributed 64-bit IDs: queue IDs, Leaf segment and Leaf snowflake. IDs are decimal strings. ' +
+      'Distributed 64-bit IDs: queue IDs, Leaf segment and Leaf snowflake, and formatted business numbers. IDs are decimal strings. ' +
         'Every error is JSON {code, error, message}.',
     )
     .setVersion('1')
@@ -46,7 +48,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       ...queueBodySchemas(config.queue.maxStep),
       ...SEGMENT_SCHEMAS,
       ...segmentBodySchemas(config.segment.keyMaxLength, Math.max(MAX_STEP, config.segment.maxStep)),
-      ...OPERATIONS_SCHEMAS,
+      ...NUMBER_SCHEMAS,
+      ...numberBodySchemas(),
+      ...operationsSchemas(layoutNamed(config.snowflake.layout)),
     },
   };
   const docs = routeDocs(config);

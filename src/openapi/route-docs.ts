@@ -1,8 +1,11 @@
 import type { SchemaObject } from '@nestjs/swagger';
+import { TIME_PARAM_PATTERN } from '../common/input';
 import { AppConfig } from '../config/app-config';
 import { MAX_LEASE_COUNT } from '../lease/lease-input';
-import { MAX_APP_ID } from '../queue-id/core/queue-id-layout';
+import { MAX_APP_ID, SHARD_COUNT } from '../queue-id/core/queue-id-layout';
+import { layoutNamed } from '../snowflake/core/snowflake-layout';
 import { ID, int, ref } from './schemas/common';
+import { FORMATTED_NUMBER, NUMBER_KEY } from './schemas/numbers';
 
 export interface ParamDoc {
   name: string;
@@ -53,6 +56,19 @@ export function routeDocs(config: AppConfig): Record<string, RouteDoc> {
     schema: { type: 'string', minLength: 1, maxLength: config.segment.keyMaxLength },
     description: 'the biz_tag (a leaf_alloc row)',
   });
+  const layout = layoutNamed(config.snowflake.layout);
+  const anyId: ParamDoc = {
+    name: 'id',
+    schema: { type: 'string', pattern: '^[0-9]{1,19}$' },
+    description: 'an ID, 1..2^63-1, in decimal',
+  };
+  const time: ParamDoc = {
+    name: 'time',
+    required: true,
+    schema: { type: 'string', pattern: TIME_PARAM_PATTERN },
+    description: 'ISO 8601 with a zone (2026-11-26T09:00:00Z, 2026-11-26T17:00:00+08:00) or ms since 1970; years 1970..9999',
+  };
+  const numberKey: ParamDoc = { name: 'key', schema: NUMBER_KEY, description: 'the key of a number format' };
   const snowflakeKey: ParamDoc = {
     name: 'key',
     schema: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,128}$' },
@@ -106,11 +122,64 @@ export function routeDocs(config: AppConfig): Record<string, RouteDoc> {
     },
     'GET /api/snowflake/decode/{id}': {
       summary: 'The time, worker id and sequence of a snowflake ID',
-      path: [{ name: 'id', schema: { type: 'string', pattern: '^[0-9]{1,19}$' }, description: 'a snowflake ID, 0..2^63-1, in decimal' }],
+      path: [
+        {
+          name: 'id',
+          schema: { type: 'string', pattern: `^[0-9]{1,${layout.maxId.toString().length}}$` },
+          description: `a snowflake ID of this service's layout (${layout.name}), 0..${layout.maxId}, in decimal`,
+        },
+      ],
       ok: { 200: json('DecodedSnowflakeId') },
     },
     'GET /api/snowflake/time': { summary: "This instance's clock (the peers' clock check reads it)", ok: { 200: json('ClockTime') } },
     'GET /admin/snowflake': { summary: "This instance's worker id, mode and last report", ok: { 200: json('SnowflakeStatus') } },
+    'GET /api/id/decode/{id}': {
+      summary: 'Decode a queue ID: appId, shard, index, and when its range was allocated',
+      path: [anyId],
+      ok: { 200: json('DecodedQueueId') },
+    },
+    'GET /api/id/{appId}/at': {
+      summary: 'The first queue ID of an app shard allocated at or after a time',
+      description: 'Give exactly one of `shard` and `gatePass` (400 otherwise). 404 NOT_FOUND when the history has no allocation of the shard at or after the time.',
+      path: [appId],
+      query: [
+        time,
+        { name: 'shard', schema: int(0, SHARD_COUNT - 1), description: 'the shard, 0..63 (or gatePass)' },
+        { ...gatePass, required: false, description: 'a gatePass whose shard is meant (or shard)' },
+      ],
+      ok: { 200: json('QueueIdAtTime') },
+    },
+    'GET /api/segment/decode/{tag}/{id}': {
+      summary: 'When the range of a segment ID was allocated',
+      path: [segmentKey('tag'), anyId],
+      ok: { 200: json('DecodedSegmentId') },
+    },
+    'GET /api/segment/at/{tag}': {
+      summary: 'The first segment ID of a tag allocated at or after a time',
+      description: '404 NOT_FOUND when the history has no allocation of the tag at or after the time.',
+      path: [segmentKey('tag')],
+      query: [time],
+      ok: { 200: json('SegmentIdAtTime') },
+    },
+    'GET /api/number/{key}': {
+      summary: 'A formatted business number (or a batch)',
+      description:
+        'The next number of the format as text/plain; with `count`, that many as JSON {"numbers": [...]}, in order. ' +
+        "The period (reset) is decided by the database's clock. 410 NUMBER_EXHAUSTED when the period's sequence no longer fits its digits.",
+      path: [numberKey],
+      query: [{ ...batch(config.numbers.maxBatch), description: 'a batch of this many numbers as JSON {"numbers":[…]} instead of one as text/plain' }],
+      ok: { 200: { 'text/plain': FORMATTED_NUMBER, [JSON_TYPE]: ref('NumberBatch') } },
+    },
+    'POST /admin/numbers': { summary: 'Create a number format (idempotent)', body: 'CreateNumberFormatBody', ok: { 201: json('NumberFormat'), 200: json('NumberFormat') } },
+    'GET /admin/numbers': { summary: "Every number format with this instance's segments", ok: { 200: json('NumberFormatList') } },
+    'GET /admin/numbers/{key}': { summary: 'A number format and its latest periods', path: [numberKey], ok: { 200: json('NumberFormatDetail') } },
+    'PATCH /admin/numbers/{key}': { summary: "Change a number format's step or description", path: [numberKey], body: 'PatchNumberFormatBody', ok: { 200: json('NumberFormat') } },
+    'DELETE /admin/numbers/{key}': { summary: 'Delete a number format (a tombstone keeps its sequences)', path: [numberKey], ok: { 200: json('NumberFormatDeleted') } },
+    'GET /': {
+      summary: 'Links to the API reference, the dashboard, readiness and metrics',
+      description: 'JSON, or a small HTML page of the same links when the request accepts text/html.',
+      ok: { 200: { [JSON_TYPE]: ref('Home'), 'text/html': { type: 'string' } } },
+    },
     'GET /health/live': { summary: 'Liveness: the process answers', ok: { 200: json('Live') } },
     'GET /health/ready': { summary: 'Readiness: backends answer and the generators are initialised', ok: { 200: json('Readiness'), 503: json('Readiness') } },
     'GET /metrics': { summary: 'Prometheus metrics (text exposition format)', ok: { 200: { 'text/plain': { type: 'string' } } } },

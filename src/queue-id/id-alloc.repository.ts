@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { ER_NO_SUCH_TABLE, errnoOf } from '../infra/database/mysql-errors';
+import { ER_LOCK_DEADLOCK, ER_NO_SUCH_TABLE, errnoOf } from '../infra/database/mysql-errors';
+import { setClause } from '../infra/database/set-clause';
 import { IdAllocEntity } from './id-alloc.entity';
 import { AllocationResult, IdAllocNext } from './id-alloc-next';
 
@@ -19,8 +20,6 @@ export interface IdAllocRow {
   updateTime: Date;
 }
 
-/** MySQL/MariaDB: Deadlock found when trying to get lock; the whole transaction was rolled back. */
-const ER_LOCK_DEADLOCK = 1213;
 /** Attempts of an admin transaction that InnoDB chose as a deadlock victim (a rolled-back try changed nothing). */
 const DEADLOCK_ATTEMPTS = 5;
 
@@ -129,26 +128,14 @@ export class IdAllocRepository {
   }
 
   async updateApp(appId: number, patch: AppPatch): Promise<IdAllocRow[]> {
-    const sets: string[] = [];
-    const values: unknown[] = [];
-    if (patch.appName !== undefined) {
-      sets.push('app_name = ?');
-      values.push(patch.appName);
-    }
-    if (patch.step !== undefined) {
-      sets.push('step = ?');
-      values.push(patch.step);
-    }
-    if (patch.maxLimitId !== undefined) {
-      sets.push('max_limit_id = ?');
-      values.push(patch.maxLimitId.toString());
-    }
-    if (patch.description !== undefined) {
-      sets.push('description = ?');
-      values.push(patch.description);
-    }
-    if (sets.length > 0) {
-      await this.dataSource.query(`UPDATE id_alloc SET ${sets.join(', ')} WHERE app_id = ?`, [...values, appId]);
+    const set = setClause({
+      app_name: patch.appName,
+      step: patch.step,
+      max_limit_id: patch.maxLimitId?.toString(),
+      description: patch.description,
+    });
+    if (set.sql !== '') {
+      await this.dataSource.query(`UPDATE id_alloc SET ${set.sql} WHERE app_id = ?`, [...set.values, appId]);
     }
     return this.findApp(appId);
   }

@@ -1,4 +1,6 @@
 import { RedisClient } from '../infra/redis/redis.tokens';
+import { MARKER_INDEX_LUA } from './core/push-marker';
+import { StoredLimit } from './core/queue-lists';
 
 /** Name of the Redis command (a Lua script, sent by EVALSHA) that applies one shard's new limit. */
 const APPLY_LIMIT = 'shardleafApplyLimit';
@@ -13,38 +15,112 @@ const APPLY_LIMIT = 'shardleafApplyLimit';
 export const LIMIT_TTL_MS = 10 * 60_000;
 
 /**
- * KEYS[1] a list, KEYS[2] its stored limit (same Cluster slot by construction); ARGV[1] the shard's
- * new highest index, or '' when the limit was raised or removed; ARGV[2] the TTL in ms. Lowered:
- * stores the limit and deletes the list (its queued indexes may be above it: a gap) in one step, so
- * every claim and guarded push from then on sees the limit (segment-push.ts), and none before it
- * left anything above it in the list. Raised or removed: deletes the stored limit, keeps the list.
- * Returns 1 when a list was deleted.
+ * KEYS[1] a list, KEYS[2] its stored limit, KEYS[3] its "pushed up to" marker (same Cluster slot
+ * by construction); ARGV[1] the shard's new highest index, or '' when the limit was raised or
+ * removed; ARGV[2] the TTL in ms. A limit: stored (for ARGV[2]), and the list deleted in the same
+ * step when it may hold an index above the limit (its queued indexes are a gap), so every claim and
+ * guarded push from then on sees the limit (segment-push.ts) and none before it left anything above
+ * it in the list. The list may hold an index above it unless the limit was stored already (this is
+ * a repeat: every push since was guarded) or the marker, the highest index that ever went through
+ * the list, is at or below it. Safe to repeat. Raised or removed: deletes the stored limit, keeps
+ * the list. Returns 1 when a list was deleted.
  */
-export const APPLY_LIMIT_LUA = `
+export const APPLY_LIMIT_LUA = `${MARKER_INDEX_LUA}
 if ARGV[1] == '' then
   redis.call('DEL', KEYS[2])
   return 0
 end
+local stored = redis.call('GET', KEYS[2])
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+if stored == ARGV[1] then
+  return 0
+end
+local raw = redis.call('GET', KEYS[3])
+local mark = raw and markerIndex(raw)
+if mark and mark <= tonumber(ARGV[1]) then
+  return 0
+end
 return redis.call('DEL', KEYS[1])`;
 
-interface ApplyLimitCommand {
-  [APPLY_LIMIT](list: string, limit: string, maxIndex: string, ttlMs: string): Promise<number>;
+/**
+ * KEYS[1] a shard's stored limit. Returns {limit, ms left of its TTL} ({} when none is stored), read
+ * together: a later store of the limit (a new PATCH) shows as more time left.
+ */
+export const READ_LIMIT_LUA = `
+local limit = redis.call('GET', KEYS[1])
+if not limit then
+  return {}
+end
+return {limit, redis.call('PTTL', KEYS[1])}`;
+
+/**
+ * KEYS[1] a shard's stored limit; ARGV[1] the limit and ARGV[2] the ms left as READ_LIMIT_LUA read
+ * them, ARGV[3] how long ago that read was (a margin included), ARGV[4] the TTL a store gives.
+ * Deletes it only if it is still that store: the same limit, no more time left than then, and
+ * stored longer before the read than the read is ago. A store since the read is younger than the
+ * read, so it has more time left than that one had: it is kept. Returns 1 when deleted.
+ */
+export const DROP_LIMIT_LUA = `
+local left = redis.call('PTTL', KEYS[1])
+if redis.call('GET', KEYS[1]) ~= ARGV[1] or left > tonumber(ARGV[2]) then
+  return 0
+end
+if tonumber(ARGV[2]) >= 0 and tonumber(ARGV[4]) - tonumber(ARGV[2]) <= tonumber(ARGV[3]) then
+  return 0
+end
+return redis.call('DEL', KEYS[1])`;
+
+/** Names of the Redis commands that read a stored limit and delete one read before. */
+const READ_LIMIT = 'shardleafReadLimit';
+const DROP_LIMIT = 'shardleafDropLimit';
+
+interface LimitCommands {
+  [APPLY_LIMIT](list: string, limit: string, mark: string, maxIndex: string, ttlMs: string): Promise<number>;
+  [READ_LIMIT](limit: string): Promise<[string, number] | []>;
+  [DROP_LIMIT](limit: string, maxIndex: string, ttlLeftMs: string, readAgoMs: string, ttlMs: string): Promise<number>;
 }
 
-/** Defines the command on the client (once per client). */
+/** Defines the commands on the client (once per client). */
 export function defineApplyLimit(redis: RedisClient): void {
-  if (!(APPLY_LIMIT in redis)) {
-    redis.defineCommand(APPLY_LIMIT, { numberOfKeys: 2, lua: APPLY_LIMIT_LUA });
+  const scripts: Array<[string, number, string]> = [
+    [APPLY_LIMIT, 3, APPLY_LIMIT_LUA],
+    [READ_LIMIT, 1, READ_LIMIT_LUA],
+    [DROP_LIMIT, 1, DROP_LIMIT_LUA],
+  ];
+  for (const [name, numberOfKeys, lua] of scripts) {
+    if (!(name in redis)) {
+      redis.defineCommand(name, { numberOfKeys, lua });
+    }
   }
 }
 
 /** One shard's new limit (see APPLY_LIMIT_LUA): its highest index, or null for none. 1 when the list was deleted. */
-export function applyLimit(redis: RedisClient, listKey: string, limitKey: string, maxIndex: bigint | null): Promise<number> {
-  return (redis as unknown as ApplyLimitCommand)[APPLY_LIMIT](
+export function applyLimit(redis: RedisClient, listKey: string, limitKey: string, markKey: string, maxIndex: bigint | null): Promise<number> {
+  return (redis as unknown as LimitCommands)[APPLY_LIMIT](
     listKey,
     limitKey,
+    markKey,
     maxIndex === null ? '' : maxIndex.toString(),
+    String(LIMIT_TTL_MS),
+  );
+}
+
+/** One shard's stored limit, or null when none is stored. */
+export async function readLimit(redis: RedisClient, limitKey: string): Promise<StoredLimit | null> {
+  const reply = await (redis as unknown as LimitCommands)[READ_LIMIT](limitKey);
+  return reply.length === 2 ? { maxIndex: BigInt(reply[0]), ttlLeftMs: Number(reply[1]) } : null;
+}
+
+/**
+ * Deletes a stored limit read `readAgoMs` ago (a margin for the way there included), unless stored
+ * again since (DROP_LIMIT_LUA). 1 when deleted.
+ */
+export function dropLimit(redis: RedisClient, limitKey: string, seen: StoredLimit, readAgoMs: number): Promise<number> {
+  return (redis as unknown as LimitCommands)[DROP_LIMIT](
+    limitKey,
+    seen.maxIndex.toString(),
+    String(seen.ttlLeftMs),
+    String(Math.ceil(readAgoMs)),
     String(LIMIT_TTL_MS),
   );
 }

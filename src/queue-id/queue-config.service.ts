@@ -3,6 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { LockService } from '../infra/redis/lock.service';
 import { AppRegistry } from './core/app-registry';
+import { maxIndexFor } from './core/queue-id-layout';
 import { LengthReads } from './core/length-reads';
 import { QueueKeys } from './core/queue-keys';
 import { QueueLists } from './core/queue-lists';
@@ -68,15 +69,50 @@ export class QueueConfigService {
     await this.reload();
   }
 
-  /** The scheduled reload: registry refresh, then (one instance, under a lock) list cleanup. */
-  async reloadAndCleanUp(): Promise<{ deletedLists: number }> {
+  /**
+   * The scheduled reload: registry refresh, then (one instance, under a lock) list cleanup and
+   * stored limits left behind by a raise.
+   */
+  async reloadAndCleanUp(): Promise<{ deletedLists: number; droppedLimits: number }> {
     await this.reload();
     const outcome = await this.locks.withLock(
       this.keys.reloadLock(),
       { ttlMs: this.config.queue.lockTtlMs, retryCount: 0 },
-      () => this.cleanUpRetiredLists(),
+      async () => ({ deletedLists: await this.cleanUpRetiredLists(), droppedLimits: await this.dropStaleLimits() }),
     );
-    return { deletedLists: outcome.acquired ? outcome.value : 0 };
+    return outcome.acquired ? outcome.value : { deletedLists: 0, droppedLimits: 0 };
+  }
+
+  /**
+   * Deletes every limit stored in Redis (QueueLists.applyLimits) below the one id_alloc has now:
+   * left by a PATCH that raised the limit and whose Redis step failed, it would refuse every refill
+   * above it until it expires. The stored limits are read first, id_alloc after: a limit stored
+   * before that read came from a PATCH whose row update id_alloc already shows (or a later one's),
+   * and one stored again since is left alone (QueueLists.dropStoredLimit; the command bound is the
+   * margin for the way to Redis).
+   */
+  async dropStaleLimits(): Promise<number> {
+    const shards = this.registry.all().flatMap((app) => [...app.shards.keys()].map((shardId) => ({ appId: app.appId, shardId })));
+    const readAt = performance.now();
+    const stored = await this.lists.storedLimits(shards);
+    const candidates = shards.map((s, i) => ({ ...s, seen: stored[i] })).filter((s) => s.seen !== null);
+    if (candidates.length === 0) {
+      return 0;
+    }
+    const limits = new Map((await this.repo.findAll()).map((r) => [`${r.appId}/${r.shardId}`, r.maxLimitId]));
+    let dropped = 0;
+    for (const { appId, shardId, seen } of candidates) {
+      const limit = limits.get(`${appId}/${shardId}`);
+      const maxIndex = limit === undefined ? null : maxIndexFor(appId, shardId, limit);
+      if (seen !== null && maxIndex !== null && seen.maxIndex < maxIndex && (await this.lists.dropStoredLimit(appId, shardId, seen, performance.now() - readAt + this.config.redis.commandTimeoutMs))) {
+        dropped++;
+        this.logger.warn(
+          `app ${appId} shard ${shardId}: a stored limit (index ${seen.maxIndex}) below id_alloc's max_limit_id was deleted ` +
+            '(a raise whose Redis step failed)',
+        );
+      }
+    }
+    return dropped;
   }
 
   /**

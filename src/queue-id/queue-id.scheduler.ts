@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
+import { scheduleCron } from '../common/cron-job';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { QueueConfigService } from './queue-config.service';
@@ -26,8 +26,8 @@ export class QueueIdScheduler implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await this.reload().catch(this.failed('queue-reload'));
     await this.refillLow().catch(this.failed('queue-refill'));
-    this.schedule('queue-reload', this.config.queue.reloadCron, () => this.reload());
-    this.schedule('queue-refill', this.config.queue.refillCron, () => this.refillLow());
+    scheduleCron(this.schedulerRegistry, 'queue-reload', this.config.queue.reloadCron, () => this.reload(), this.failed('queue-reload'));
+    scheduleCron(this.schedulerRegistry, 'queue-refill', this.config.queue.refillCron, () => this.refillLow(), this.failed('queue-refill'));
   }
 
   private async reload(): Promise<void> {
@@ -45,20 +45,6 @@ export class QueueIdScheduler implements OnApplicationBootstrap {
           `${sweep.exhausted} exhausted, ${sweep.failed} failed`,
       );
     }
-  }
-
-  private schedule(name: string, cron: string | null, task: () => Promise<void>): void {
-    if (cron === null) {
-      return;
-    }
-    const job = CronJob.from({
-      cronTime: cron,
-      onTick: task,
-      start: true,
-      waitForCompletion: true,
-      errorHandler: this.failed(name),
-    });
-    this.schedulerRegistry.addCronJob(name, job);
   }
 
   private failed(name: string): (err: unknown) => void {

@@ -120,6 +120,10 @@ export class QueueIdService {
         throw new IdGenError(ErrorKind.QueueShardNotFound, `appId ${appId} has no shard ${shardId} any more`);
       }
       exhausted = this.accept(result.indexes, shard, out, appId, shardId) || result.status === 'exhausted';
+      if (result.status === 'limited') {
+        // A stored limit that outlived a raise would refuse the next allocation too: none is made.
+        break;
+      }
     }
     if (out.length === count) {
       // REDIS_WAIT_REPLICAS: unconfirmed pops are dropped (a gap), never returned.

@@ -37,9 +37,12 @@ export interface QueueLease {
  * one. A deleted app has no row any more: its lease answers 404 (the delete's tombstone keeps a
  * re-created app above every range granted before). The shard's list may have handed out indexes
  * above the row (a database restored from an older backup): the range is checked against the
- * list's push marker after the allocation (segment-claims.ts), and a range at or below it is a gap
- * and the row is moved past the marker before a second allocation. A marker that is not an index
- * refuses the lease (503 QUEUE_MARKER_INVALID) before anything is allocated.
+ * list's push marker read before the allocation, and a range it reached is a gap and the row is
+ * moved past the marker before a second allocation. The marker is then raised over the range
+ * (segment-claims.ts), so that a later restore catches leased ranges too; a lease whose raise
+ * fails on Redis is refused (503) and its range is a gap: leases need Redis as the list path does.
+ * A marker that is not an index refuses the lease (503 QUEUE_MARKER_INVALID) before anything is
+ * allocated.
  */
 @Injectable()
 export class QueueLeaseService {
@@ -59,7 +62,7 @@ export class QueueLeaseService {
     const shard = shardOf(gatePass);
     try {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        await this.claims.assertUsable(appId, shard);
+        const before = await this.claims.assertUsable(appId, shard);
         const result = await this.repository.allocate(appId, shard, count);
         if (result === null) {
           throw new IdGenError(ErrorKind.QueueAppNotFound, `appId ${appId} shard ${shard} is not in id_alloc`);
@@ -71,7 +74,7 @@ export class QueueLeaseService {
           );
         }
         const { from, to } = result.segment;
-        if (await this.claims.clearForLease(appId, shard, from, to, result.maxIndex)) {
+        if (await this.claims.clearForLease(appId, shard, from, to, result.maxIndex, before)) {
           this.monitor.record('queue', 'granted', to - from + 1n);
           return { appId, shard, from, to, maxLimitId: result.maxLimitId };
         }

@@ -65,8 +65,9 @@ export interface TakeResult {
   /**
    * `refused`: the segments allocated were refused by the list's marker (a gap), or the list held
    * too few after this instance's own refill of the shard without the lock; try again.
+   * `limited`: the segment was refused by the shard's stored limit (a gap); not allocated again.
    */
-  status: 'taken' | 'exhausted' | 'missing' | 'refused';
+  status: 'taken' | 'exhausted' | 'missing' | 'refused' | 'limited';
   /**
    * Indexes now owned by the caller, as decimal digits: popped from the list (bytes) or freshly
    * allocated (strings). Read with core/queue-batch.ts's acceptEntries.
@@ -274,10 +275,13 @@ export class QueueRefillService implements BeforeApplicationShutdown {
           // From here the indexes are ours alone: a crash before the push only leaves a gap, and
           // the push runs at most once (the list's marker), whatever the Redis client resends.
           const pushed = await this.claims.push(appId, shardId, from, to, allocation.maxIndex);
-          if (pushed !== null) {
+          if (typeof pushed === 'number') {
             this.recordSize(appId, shardId, wanted, adaptive);
             this.logger.debug(`refilled app ${appId} shard ${shardId} with ${from}..${to}`);
             return { status: 'refilled', pushed };
+          }
+          if (pushed === 'limited') {
+            break;
           }
         }
         return { status: 'refused', pushed: 0 };
@@ -320,7 +324,11 @@ export class QueueRefillService implements BeforeApplicationShutdown {
         const lastTaken = from + BigInt(short) - 1n < to ? from + BigInt(short) - 1n : to;
         // The whole segment is claimed on the list's marker before any of it is handed out: a
         // marker above it means these indexes went through the list before (handed out already).
-        if ((await this.claims.push(appId, shardId, from, to, allocation.maxIndex, lastTaken + 1n)) === null) {
+        const pushed = await this.claims.push(appId, shardId, from, to, allocation.maxIndex, lastTaken + 1n);
+        if (pushed === 'limited') {
+          return { status: 'limited', indexes };
+        }
+        if (pushed === 'refused') {
           continue;
         }
         this.recordSize(appId, shardId, size, adaptive);

@@ -6,11 +6,12 @@ import { deleteKeys, lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QueueKeys } from './core/queue-keys';
 import { acceptEntries } from './core/queue-batch';
-import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome } from './core/queue-lists';
+import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome, StoredLimit } from './core/queue-lists';
 import { definePopWithLength, popWithLength } from './pop-with-length';
 import { RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
-import { applyLimit, defineApplyLimit } from './list-limits';
+import { applyLimit, defineApplyLimit, dropLimit, readLimit } from './list-limits';
+import { defineRaiseMarker, raiseMarker } from './raise-marker';
 import { defineRetireList, retireList } from './retire-list';
 import { pushRange } from './segment-push';
 
@@ -48,6 +49,7 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     definePopWithLength(redis);
     defineRetireList(redis);
     defineApplyLimit(redis);
+    defineRaiseMarker(redis);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -126,6 +128,11 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     return this.redis.get(this.keys.pushMark(appId, shardId));
   }
 
+  /** One script (raise-marker.ts). */
+  raiseMarker(appId: number, shardId: number, to: bigint): Promise<string | null> {
+    return raiseMarker(this.redis, this.keys.pushMark(appId, shardId), to);
+  }
+
   /** LLENs in pipelines of 1,000 (lengthsOf), so thousands of lists never hold the event loop. */
   lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]> {
     return lengthsOf(
@@ -176,11 +183,32 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
       const counts = await Promise.all(
         shards
           .slice(i, i + RETIRE_BATCH)
-          .map((s) => applyLimit(this.redis, this.keys.list(appId, s.shardId), this.keys.limitMark(appId, s.shardId), s.maxIndex)),
+          .map((s) =>
+            applyLimit(
+              this.redis,
+              this.keys.list(appId, s.shardId),
+              this.keys.limitMark(appId, s.shardId),
+              this.keys.pushMark(appId, s.shardId),
+              s.maxIndex,
+            ),
+          ),
       );
       deleted += counts.reduce((a, b) => a + Number(b), 0);
     }
     return deleted;
+  }
+
+  /** One script per shard (list-limits.ts), RETIRE_BATCH in flight at a time. */
+  async storedLimits(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<Array<StoredLimit | null>> {
+    const out: Array<StoredLimit | null> = [];
+    for (let i = 0; i < shards.length; i += RETIRE_BATCH) {
+      out.push(...(await Promise.all(shards.slice(i, i + RETIRE_BATCH).map((s) => readLimit(this.redis, this.keys.limitMark(s.appId, s.shardId))))));
+    }
+    return out;
+  }
+
+  async dropStoredLimit(appId: number, shardId: number, seen: StoredLimit, readAgoMs: number): Promise<boolean> {
+    return (await dropLimit(this.redis, this.keys.limitMark(appId, shardId), seen, readAgoMs)) === 1;
   }
 
   deleteLists(appId: number, shardIds: Iterable<number>): Promise<number> {

@@ -10,11 +10,15 @@ import { RefillMonitor } from './refill-monitor';
 /** A shard's invalid marker is logged at most this often per instance (every request that needs a refill meets it). */
 const INVALID_LOG_INTERVAL_MS = 60_000;
 
+/** Why a segment was not pushed (SegmentClaims.push): refused by the list's marker, or by the shard's stored limit. */
+export type PushRefusal = 'refused' | 'limited';
+
 /**
  * Every path that allocates from id_alloc checks its segment against the list's "pushed up to"
  * marker (core/push-marker.ts), so that no index that went through a list is handed out again:
  * - refills claim the segment on the marker as they push it (`push`: QueueLists.pushSegment);
- * - a lease, which does not go through the list, reads the marker after its allocation (`clearForLease`);
+ * - a lease, which does not go through the list, raises the marker over its range after its
+ *   allocation (`clearForLease`), so that the marker covers leased ranges too;
  * - all of them read the marker before allocating (`assertUsable`): a marker that is not an index
  *   (corrupt, or another deployment's) refuses the shard with QUEUE_MARKER_INVALID (503, naming the
  *   key) before id_alloc moves, so the row moves by at most one refill while it stands (one
@@ -35,22 +39,29 @@ export class SegmentClaims {
     private readonly monitor: RefillMonitor,
   ) {}
 
-  /** Throws QUEUE_MARKER_INVALID when the shard's marker is not an index: nothing may be allocated for it. */
-  async assertUsable(appId: number, shardId: number): Promise<void> {
+  /**
+   * The shard's marker read before an allocation. Throws QUEUE_MARKER_INVALID when it is not an
+   * index: nothing may be allocated for the shard.
+   */
+  async assertUsable(appId: number, shardId: number): Promise<PushMarker> {
     const marker = readPushMarker(await this.lists.pushMark(appId, shardId));
     if (marker.kind === 'invalid') {
       throw this.invalid(appId, shardId, marker.raw, 'nothing allocated');
     }
+    return marker;
   }
 
   /**
    * Claims from..to and pushes pushFrom..to once (QueueLists.pushSegment); returns how many were
-   * pushed, or null when the claim was refused (the marker already at or past `from`): the segment
-   * is a gap, none of it may be handed out. A marker above the whole segment moves the row past it
-   * (else every refill of the shard is refused, one step at a time, for as long as the distance
-   * lasts). Throws QUEUE_MARKER_INVALID when the marker is not an index (the segment is a gap).
+   * pushed. Otherwise the segment is a gap, none of it may be handed out, and the answer says why:
+   * `refused`, the marker was already at or past `from` (a marker above the whole segment moves
+   * the row past it, else every refill of the shard is refused, one step at a time, for as long as
+   * the distance lasts: one more allocation lands above it); `limited`, the shard's stored limit is
+   * below the segment (max_limit_id lowered: an allocation made now reads the new limit, but a
+   * stored limit that outlived a raise would refuse it too, so none is made). Throws
+   * QUEUE_MARKER_INVALID when the marker is not an index (the segment is a gap).
    */
-  async push(appId: number, shardId: number, from: bigint, to: bigint, maxIndex: bigint, pushFrom: bigint = from): Promise<number | null> {
+  async push(appId: number, shardId: number, from: bigint, to: bigint, maxIndex: bigint, pushFrom: bigint = from): Promise<number | PushRefusal> {
     const outcome = await this.lists.pushSegment(appId, shardId, from, to, pushFrom);
     if (outcome.invalidMark !== undefined) {
       throw this.invalid(appId, shardId, outcome.invalidMark, `push of ${from}..${to} refused: a gap`);
@@ -62,31 +73,41 @@ export class SegmentClaims {
         `push of ${from}..${to} to app ${appId} shard ${shardId} refused: max_limit_id was lowered meanwhile ` +
           `(index ${outcome.limitedAt} at most): left as a gap`,
       );
-      return null;
+      return 'limited';
     }
     if (!outcome.refusedAt) {
       return outcome.pushed;
     }
     await this.refused(appId, shardId, from, to, maxIndex, { kind: 'index', mark: outcome.refusedAt.mark }, 'push');
-    return null;
+    return 'refused';
   }
 
   /**
-   * Whether a lease's segment from..to (allocated before this call) may be handed out: nothing at
-   * or above `from` went through the list. Otherwise the segment is a gap (moving the row past the
-   * marker when it is above it) and false is returned. Throws QUEUE_MARKER_INVALID on a marker
-   * that is not an index.
+   * Whether a lease's segment from..to may be handed out, given `before`, the marker read before
+   * its allocation (assertUsable). The marker is raised over the segment first (a lease is covered
+   * by the marker like a push; raising it can only turn later pushes into gaps), which reads it as
+   * it was. The segment is refused (a gap, and false is returned) when `before` had reached it
+   * (id_alloc behind the list: a restored database, a shared key prefix; the row is moved past the
+   * marker when it is above the whole segment), or when the marker raised lay within it (an
+   * overlapping segment went through the list). A marker above the whole segment that was not
+   * there before is a refill of a newer segment that ran meanwhile: the lease stands. Throws
+   * QUEUE_MARKER_INVALID on a marker that is not an index, and Redis's error when the raise fails:
+   * either way the segment is a gap, never handed out uncovered.
    */
-  async clearForLease(appId: number, shardId: number, from: bigint, to: bigint, maxIndex: bigint): Promise<boolean> {
-    const marker = readPushMarker(await this.lists.pushMark(appId, shardId));
-    if (marker.kind === 'invalid') {
-      throw this.invalid(appId, shardId, marker.raw, `lease of ${from}..${to} refused: a gap`);
+  async clearForLease(appId: number, shardId: number, from: bigint, to: bigint, maxIndex: bigint, before: PushMarker): Promise<boolean> {
+    const found = readPushMarker(await this.lists.raiseMarker(appId, shardId, to));
+    if (found.kind === 'invalid') {
+      throw this.invalid(appId, shardId, found.raw, `lease of ${from}..${to} refused: a gap`);
     }
-    if (segmentVerdict(marker, from, to, maxIndex).kind === 'clear') {
-      return true;
+    if (before.kind === 'index' && before.mark >= from) {
+      await this.refused(appId, shardId, from, to, maxIndex, before, 'lease');
+      return false;
     }
-    await this.refused(appId, shardId, from, to, maxIndex, marker, 'lease');
-    return false;
+    if (found.kind === 'index' && found.mark >= from && found.mark <= to) {
+      await this.refused(appId, shardId, from, to, maxIndex, found, 'lease');
+      return false;
+    }
+    return true;
   }
 
   private async refused(

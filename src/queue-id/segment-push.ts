@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MAX_INDEX } from './core/queue-id-layout';
+import { MARKER_INDEX_LUA } from './core/push-marker';
 import { preEncodedCommand, sendPreEncoded } from '../infra/redis/pre-encoded-command';
 import { rpushRangeRequest } from '../infra/redis/resp-range';
 import { RedisClient } from '../infra/redis/redis.tokens';
@@ -42,9 +42,9 @@ import { RedisClient } from '../infra/redis/redis.tokens';
  *   never queued before, and a re-created app allocates only above the tombstone. If the app stays
  *   deleted, the next reload's cleanup deletes that list again; if it was re-created, the new app
  *   serves those never-served old indexes once (IDs below its resume point).
- * - A lowered max_limit_id (the PATCH deletes the lists, markers untouched) in that window: the
- *   RPUSH queues indexes that may be above the new limit; the request path drops them on pop
- *   (acceptEntries), exactly as it did for a single-script push that ran just after the DEL.
+ * - A lowered max_limit_id (the PATCH stores the limit and deletes the list, markers untouched)
+ *   in that window: each chunk's RPUSH runs in a transaction with LIMIT_GUARD_LUA (below), which
+ *   takes the chunk off again when it reaches above the stored limit, so the list never holds it.
  * - The RPUSH is no longer refused by Redis itself if a client sent it twice: that now rests on
  *   the client never resending (above), which refill-resend*.spec.ts checks by losing the reply of
  *   a claim and of an RPUSH separately.
@@ -57,13 +57,14 @@ import { RedisClient } from '../infra/redis/redis.tokens';
  * a segment reaching above it is refused, {3, limit}, whatever the claiming instance believes the
  * limit is.
  */
-export const CLAIM_LUA = `
+export const CLAIM_LUA = `${MARKER_INDEX_LUA}
 local raw = redis.call('GET', KEYS[2])
 if raw then
-  if not string.match(raw, '^%-?%d+$') or #raw > 17 or tonumber(raw) > ${MAX_INDEX} then
+  local mark = markerIndex(raw)
+  if not mark then
     return {2, raw}
   end
-  if tonumber(raw) >= tonumber(ARGV[1]) then
+  if mark >= tonumber(ARGV[1]) then
     return {0, raw}
   end
 end

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { setClause } from '../infra/database/set-clause';
 import { LeafAlloc, LeafAllocStore } from './core/leaf-alloc-store';
 import { LeafAllocHistoryWriter } from './history/leaf-alloc-history.writer';
 import { LeafAllocCall, LeafAllocProcedure } from './history/leaf-alloc-procedure';
@@ -149,18 +150,9 @@ export class LeafAllocRepository implements LeafAllocStore {
   }
 
   async update(tag: string, patch: LeafAllocPatch): Promise<LeafAllocRow | null> {
-    const sets: string[] = [];
-    const values: unknown[] = [];
-    if (patch.step !== undefined) {
-      sets.push('step = ?');
-      values.push(patch.step);
-    }
-    if (patch.description !== undefined) {
-      sets.push('description = ?');
-      values.push(patch.description);
-    }
-    if (sets.length > 0) {
-      await this.dataSource.query(`UPDATE leaf_alloc SET ${sets.join(', ')} WHERE biz_tag = ?`, [...values, tag]);
+    const set = setClause({ step: patch.step, description: patch.description });
+    if (set.sql !== '') {
+      await this.dataSource.query(`UPDATE leaf_alloc SET ${set.sql} WHERE biz_tag = ?`, [...set.values, tag]);
     }
     return this.find(tag);
   }

@@ -5,6 +5,7 @@ import {
   parseObjectBody,
   parseOptionalString,
   parseRequiredString,
+  parseStepDescriptionPatch,
   truncate,
 } from '../common/input';
 import { LeafAllocPatch, NewLeafAlloc } from './leaf-alloc.repository';
@@ -50,16 +51,5 @@ export function parseCreateTag(body: unknown, maxLength: number, maxStep: number
 
 /** `PATCH /admin/segment/tags/{tag}` body: step and/or description (null clears it). */
 export function parsePatchTag(body: unknown, maxStep: number): LeafAllocPatch {
-  const b = parseObjectBody(body, ['step', 'description']);
-  const patch: LeafAllocPatch = {};
-  if (b.step !== undefined) {
-    patch.step = parseBodyInt('step', b.step, 1, maxStep);
-  }
-  if (b.description !== undefined) {
-    patch.description = parseOptionalString('description', b.description, DESCRIPTION_MAX) ?? null;
-  }
-  if (Object.keys(patch).length === 0) {
-    throw badInput('nothing to change: give step or description');
-  }
-  return patch;
+  return parseStepDescriptionPatch(parseObjectBody(body, ['step', 'description']), maxStep, DESCRIPTION_MAX);
 }

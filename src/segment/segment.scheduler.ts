@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
+import { scheduleCron } from '../common/cron-job';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SegmentService } from './segment.service';
@@ -29,17 +29,7 @@ export class SegmentScheduler implements OnApplicationBootstrap {
       return;
     }
     await this.syncTags().catch((err: unknown) => this.failed(err));
-    const cron = this.config.segment.syncCron;
-    if (cron !== null) {
-      const job = CronJob.from({
-        cronTime: cron,
-        onTick: () => this.syncTags(),
-        start: true,
-        waitForCompletion: true,
-        errorHandler: (err) => this.failed(err),
-      });
-      this.schedulerRegistry.addCronJob(JOB, job);
-    }
+    scheduleCron(this.schedulerRegistry, JOB, this.config.segment.syncCron, () => this.syncTags(), (err) => this.failed(err));
   }
 
   private async syncTags(): Promise<void> {

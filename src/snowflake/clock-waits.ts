@@ -11,10 +11,10 @@ export class SnowflakeClockWaits {
   observe(clock: Clock): Clock {
     return {
       now: () => clock.now(),
-      sleep: (ms) => {
+      sleep: (ms, signal) => {
         this.count++;
         this.totalMs += ms;
-        return clock.sleep(ms);
+        return clock.sleep(ms, signal);
       },
     };
   }

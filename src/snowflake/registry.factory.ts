@@ -29,9 +29,16 @@ function callTimeoutMs(config: SnowflakeConfig): number {
  * The registry of SNOWFLAKE_MODE (null for `off`). Nothing connects until `register`, except the
  * redis mode's own Redis connection (created here, closed by the registry).
  */
+/** REDIS_WAIT_REPLICAS and REDIS_WAIT_TIMEOUT_MS (the queue's settings, shared by the redis registry). */
+export interface ReplicaWait {
+  waitReplicas: number;
+  waitTimeoutMs: number;
+}
+
 export function createRegistry(
   config: SnowflakeConfig,
   redis: RedisConfig,
+  replicaWait: ReplicaWait,
   dataSource: DataSource,
   clock: Clock,
 ): WorkerIdRegistry | null {
@@ -80,19 +87,31 @@ export function createRegistry(
         leaseMarginMs: config.leaseMarginMs,
         maxWorkerId,
       });
-    case 'redis':
+    case 'redis': {
+      const marginMs = redisLeaseMarginMs(config.leaseTtlMs);
+      const { waitReplicas, waitTimeoutMs } = replicaWait;
       return new RedisRegistry({
-        store: new RedisWorkerLeaseStore(createRedisClient(redis), `${redis.keyPrefix}snowflake:${name}:leases`),
+        store: new RedisWorkerLeaseStore(createRedisClient(redis), `${redis.keyPrefix}snowflake:${name}:leases`, {
+          // A promoted replica's clock may be behind by up to the margin the holders keep.
+          serverSkewMs: marginMs,
+          // After a new epoch every holder from before has stopped, by every instance's clock
+          // (the peer clock check bounds their difference; the margin covers less than that).
+          epochWaitMs: config.leaseTtlMs + config.peerMaxSkewMs,
+          waitReplicas,
+          waitTimeoutMs,
+        }),
         identity: `${ip}:${port}`,
         ttlMs: config.leaseTtlMs,
-        marginMs: redisLeaseMarginMs(config.leaseTtlMs),
+        marginMs,
         maxWorkerId,
         // A free id's recorded time is at most about a TTL ahead (renewals record now + TTL).
         allowanceMs: config.leaseTtlMs + config.clockToleranceMs,
-        callTimeoutMs: callTimeoutMs(config),
+        // A claim or renewal is followed by its WAIT when replicas must confirm it.
+        callTimeoutMs: callTimeoutMs(config) + (waitReplicas > 0 ? waitTimeoutMs : 0),
         clock,
         monotonic: systemMonotonicClock,
       });
+    }
     default:
       return assertUnreachable(config.mode);
   }

@@ -20,6 +20,12 @@ export interface SnowflakeStatus {
   serving: boolean;
   /** ISO time of the last successful report to the registry, null before the first. */
   lastReport: string | null;
+  /**
+   * ISO time recorded in the registry as the upper bound of this instance's IDs: IDs are issued
+   * only below it (and, in redis mode, only while the lease's deadline has not passed); null when
+   * nothing is recorded (not started, stopped).
+   */
+  recordedUntil: string | null;
   reportIntervalMs: number;
 }
 
@@ -37,12 +43,13 @@ export class SnowflakeAdminController {
     summary: "This instance's snowflake worker id",
     description:
       'JSON `{mode, layout, bits: {time, workerId, sequence}, maxWorkerId, twepoch, identity, workerId, serving, lastReport, ' +
-      'reportIntervalMs}`. mode is SNOWFLAKE_MODE (off, local, mysql, zk_normal, zk_recycle, redis); serving is false while ' +
-      'IDs are refused (in redis mode: no lease held).',
+      'recordedUntil, reportIntervalMs}`. mode is SNOWFLAKE_MODE (off, local, mysql, zk_normal, zk_recycle, redis); serving is false while ' +
+      'IDs are refused (in redis mode: no lease held, or its deadline passed); recordedUntil is the time recorded in the registry, below which IDs are issued.',
   })
   status(): SnowflakeStatus {
     const cfg = this.config.snowflake;
     const last = this.snowflake.lastReportAt;
+    const recorded = this.snowflake.recordedUntil;
     const layout = this.snowflake.layout;
     return {
       mode: cfg.mode,
@@ -54,6 +61,7 @@ export class SnowflakeAdminController {
       workerId: this.snowflake.workerId,
       serving: this.snowflake.serving,
       lastReport: last === null ? null : new Date(last).toISOString(),
+      recordedUntil: recorded === null ? null : new Date(recorded).toISOString(),
       reportIntervalMs: cfg.reportIntervalMs,
     };
   }

@@ -34,7 +34,7 @@ function baseClock(hooks: TestHooks): Clock {
       inject: [APP_CONFIG, DataSource, TEST_HOOKS],
       // The registries' waits (for a crashed predecessor's ownership to lapse) are not clock waits.
       useFactory: (config: AppConfig, dataSource: DataSource, hooks: TestHooks) =>
-        createRegistry(config.snowflake, config.redis, dataSource, baseClock(hooks)),
+        createRegistry(config.snowflake, config.redis, config.queue, dataSource, baseClock(hooks)),
     },
     PeerClockService,
     SnowflakeService,

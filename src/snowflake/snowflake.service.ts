@@ -58,8 +58,10 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
           clockToleranceMs: cfg.clockToleranceMs,
           randomStartBound: cfg.randomStartBound,
           layout: this.layout,
-          // Checked at every run of IDs: a lease that can no longer be known to be held stops them.
-          guard: () => registry.assertServing(this.clock.now()),
+          floor: recordedUntil,
+          // Checked at every run of IDs: a lease that can no longer be known to be held, or a
+          // worker id that is not the one held now, stops them.
+          guard: (id) => assertMayIssue(registry, id, this.clock.now()),
         },
         this.clock,
       );
@@ -69,7 +71,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       this.lastReport = this.clock.now();
       if (report.workerId !== workerId) {
         // The id was lost while starting (redis, zk_recycle) and a fresh one taken.
-        generator.switchWorker(report.workerId, report.recordedUntil);
+        generator.switchWorker(report.workerId, report.recordedUntil, report.floor ?? 0);
       } else {
         generator.raiseCeiling(report.recordedUntil);
       }
@@ -79,7 +81,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     }
     const workerId = generator.workerId;
     this.generator = generator;
-    this.heartbeat = new Heartbeat(cfg.reportIntervalMs, () => this.beat());
+    this.heartbeat = new Heartbeat(cfg.reportIntervalMs, (signal) => this.beat(signal));
     this.heartbeat.start();
     this.logger.log(`snowflake ready: ${registry.description}, ${cfg.ip}:${cfg.port}, worker id ${workerId}`);
   }
@@ -136,7 +138,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     }
     const now = this.clock.now();
     try {
-      this.registry.assertServing(now);
+      assertMayIssue(this.registry, generator.workerId, now);
     } catch (err) {
       return (err as Error).message;
     }
@@ -151,12 +153,18 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     return this.lastReport;
   }
 
+  /** The generator's ceiling: the time recorded in the registry, below which IDs are issued; null when none. */
+  get recordedUntil(): number | null {
+    const ceiling = this.generator?.ceiling;
+    return ceiling === undefined || !Number.isFinite(ceiling) ? null : ceiling;
+  }
+
   /** The worker id in use, or null when not serving (tests and logs). */
   get workerId(): number | null {
     return this.generator?.workerId ?? null;
   }
 
-  private async beat(): Promise<void> {
+  private async beat(signal: AbortSignal): Promise<void> {
     const registry = this.registry;
     const generator = this.generator;
     if (registry === null || generator === null) {
@@ -164,17 +172,24 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     }
     try {
       const now = this.clock.now();
-      const report = await registry.heartbeat(now, now + this.config.snowflake.recordAheadMs);
+      const report = await registry.heartbeat(now, now + this.config.snowflake.recordAheadMs, signal);
+      if (signal.aborted) {
+        // Stopping: no fresh worker id and no higher ceiling for a generator about to stop.
+        return;
+      }
       this.lastReport = this.clock.now();
       this.reports.count(report.workerId === generator.workerId ? 'renewed' : 'switched');
       if (report.workerId !== generator.workerId) {
         // A fresh worker id: only its own recorded time bounds its IDs.
-        generator.switchWorker(report.workerId, report.recordedUntil);
+        generator.switchWorker(report.workerId, report.recordedUntil, report.floor ?? 0);
       } else {
         // Only after the time is recorded: IDs below it may be issued.
         generator.raiseCeiling(report.recordedUntil);
       }
     } catch (err) {
+      if (signal.aborted) {
+        return;
+      }
       this.reports.count('failed');
       this.logger.warn(`report to ${registry.description} failed: ${(err as Error).message}`);
     }
@@ -209,5 +224,21 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     } catch (err) {
       this.logger.warn(`closing ${registry.description} failed: ${(err as Error).message}`);
     }
+  }
+}
+
+/**
+ * Throws unless the registry lets this instance issue now with `workerId`: its lease is held and
+ * `workerId` is the id it holds (a generator still on a lost id, before it switched to the fresh
+ * one, is refused).
+ */
+function assertMayIssue(registry: WorkerIdRegistry, workerId: number, now: number): void {
+  registry.assertServing(now);
+  const held = registry.heldWorkerId;
+  if (held !== workerId) {
+    throw new IdGenError(
+      ErrorKind.SnowflakeLeaseLost,
+      `worker id ${workerId} is not the one held in ${registry.description} (${held === null ? 'none' : held}); not issuing IDs with it`,
+    );
   }
 }

@@ -12,7 +12,7 @@ import { ServiceProcess, ensureBuilt } from './support/service-process';
 /**
  * SIGTERM while requests are in flight and one of them holds a refill lock: the in-flight
  * requests finish with their IDs, the process exits by itself, the Redlock lock is released (not
- * left to its 60 s TTL), the zk_recycle worker id is back in notuse, and nothing handed out
+ * left to its TTL), the zk_recycle worker id is back in notuse, and nothing handed out
  * before the stop is handed out again after the restart.
  */
 const ADMIN = 'chaos-admin-token';
@@ -91,7 +91,7 @@ describe('graceful shutdown on SIGTERM', () => {
     console.log(`[chaos] SIGTERM with 6 requests in flight: ${served} finished with their IDs, ${ledger.size} IDs`);
     expect(served).toBe(6);
 
-    // Locks released at once (their TTL is 60 s), worker id returned to notuse.
+    // Locks released at once (their TTL is 10 s), worker id returned to notuse.
     expect(await redis.command(['KEYS', 'id.gen.lock_*'])).toEqual([]);
     const paths = new RecyclePaths('stop');
     expect(await zkClient.getData(paths.inuseNode(workerId))).toBeNull();

@@ -28,8 +28,12 @@ export class TcpProxy {
     server.on('connection', (client) => this.accept(client));
   }
 
-  static async start(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
-    const server = createServer();
+  /**
+   * `keepHalfOpen`: a connection the client ends (FIN) is never closed from this side, as a peer
+   * that never closes (the client's socket stays open, half-closed, until it destroys it).
+   */
+  static async start(targetPort: number, targetHost = '127.0.0.1', options: { keepHalfOpen?: boolean } = {}): Promise<TcpProxy> {
+    const server = createServer({ allowHalfOpen: options.keepHalfOpen ?? false });
     const proxy = new TcpProxy(server, targetPort, targetHost);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return proxy;

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { uninterrupted } from '../../common/start-signals';
 
 const LOCK_PREFIX = 'shardleaf_migrations:';
 
@@ -19,7 +20,8 @@ export async function runMigrationsLocked(dataSource: DataSource, timeoutSeconds
       throw new Error(`could not take the migration lock '${lockName}' within ${timeoutSeconds}s`);
     }
     try {
-      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      // A signal meanwhile lets them finish, then abandons the start (common/start-signals.ts).
+      const applied = await uninterrupted(() => dataSource.runMigrations({ transaction: 'each' }));
       return applied.map((m) => m.name);
     } finally {
       await runner.query('SELECT RELEASE_LOCK(?)', [lockName]);

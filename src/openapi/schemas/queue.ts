@@ -1,7 +1,7 @@
 import type { SchemaObject } from '@nestjs/swagger';
 import { DEFAULT_STEP } from '../../queue-id/admin/admin-apps.input';
-import { MAX_APP_ID, SHARD_COUNT } from '../../queue-id/core/queue-id-layout';
-import { DECIMAL, ISO_TIME, closed, int, nullable, ref } from './common';
+import { JS_SAFE_MAX_INDEX, MAX_APP_ID, SHARD_COUNT } from '../../queue-id/core/queue-id-layout';
+import { DECIMAL, ID, ISO_TIME, closed, int, nullable, ref } from './common';
 
 const APP_ID = int(0, MAX_APP_ID);
 const APP_NAME: SchemaObject = { type: 'string', minLength: 1, maxLength: 128 };
@@ -36,7 +36,19 @@ const SHARD = closed({
   queueLength: int(0),
   unallocated: { ...DECIMAL, description: 'indexes not yet taken from the DB before the limit (or the 49-bit index range)' },
   remainingCapacity: { ...DECIMAL, description: 'queued + unallocated' },
+  jsSafe: { type: 'boolean', description: 'every index allocated so far (maxId) is at most jsSafeMaxIndex: all its IDs below 2^53' },
 });
+
+/** The detail of an app: its summary, up to which index its IDs stay below 2^53, and its shards. */
+const DETAIL = {
+  ...SUMMARY,
+  jsSafeMaxIndex: {
+    ...DECIMAL,
+    enum: [JS_SAFE_MAX_INDEX.toString()],
+    description: "up to this index (2^39 - 1) the app's IDs stay below 2^53 on every shard (exact as a JavaScript number)",
+  },
+  shards: { type: 'array', items: ref('ShardView') } as SchemaObject,
+};
 
 /** The queue-ID component schemas: leases and the admin API of `/admin/apps`. */
 export const QUEUE_SCHEMAS: Record<string, SchemaObject> = {
@@ -54,10 +66,9 @@ export const QUEUE_SCHEMAS: Record<string, SchemaObject> = {
   ),
   AppSummary: closed(SUMMARY),
   ShardView: SHARD,
-  AppDetail: closed({ ...SUMMARY, shards: { type: 'array', items: ref('ShardView') } }),
+  AppDetail: closed(DETAIL),
   CreatedApp: closed({
-    ...SUMMARY,
-    shards: { type: 'array', items: ref('ShardView') },
+    ...DETAIL,
     resumedShards: int(0, SHARD_COUNT, 'shards that resumed above a deleted app of the same appId (its tombstone)'),
   }),
   AppList: closed({ apps: { type: 'array', items: ref('AppSummary') } }),
@@ -79,6 +90,18 @@ export const QUEUE_SCHEMAS: Record<string, SchemaObject> = {
     },
     [],
     'how many shards ended in each state',
+  ),
+  DecodedQueueId: closed({
+    id: ID,
+    appId: APP_ID,
+    shard: int(0, SHARD_COUNT - 1),
+    index: DECIMAL,
+    allocatedAt: nullable({ ...ISO_TIME, description: "when the ID's range was allocated (id_alloc_history); null when older than the history or never allocated" }),
+  }),
+  QueueIdAtTime: closed(
+    { appId: APP_ID, shard: int(0, SHARD_COUNT - 1), id: ID, index: DECIMAL, allocatedAt: ISO_TIME },
+    [],
+    'the first ID of the first range the shard allocated at or after the time asked: every ID of the shard above it was allocated then or later',
   ),
 };
 

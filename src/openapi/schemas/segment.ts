@@ -1,6 +1,6 @@
 import type { SchemaObject } from '@nestjs/swagger';
 import { DEFAULT_TAG_STEP, MAX_INITIAL_MAX_ID } from '../../segment/segment.input';
-import { DECIMAL, ISO_TIME, closed, int, nullable, ref } from './common';
+import { DECIMAL, ID, ISO_TIME, closed, int, nullable, ref } from './common';
 
 const ROW = {
   tag: { type: 'string' } as SchemaObject,
@@ -43,6 +43,16 @@ export const SEGMENT_SCHEMAS: Record<string, SchemaObject> = {
   TagRows: closed({ rows: { type: 'array', items: ref('TagRow') } }),
   TagDeleted: closed({ tag: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } }),
   SegmentCache: closed({ initialised: { type: 'boolean' }, buffers: { type: 'array', items: ref('SegmentBuffer') } }),
+  DecodedSegmentId: closed({
+    tag: { type: 'string' },
+    id: ID,
+    allocatedAt: nullable({ ...ISO_TIME, description: "when the ID's range was allocated (leaf_alloc_history); null when older than the history or never allocated" }),
+  }),
+  SegmentIdAtTime: closed(
+    { tag: { type: 'string' }, id: ID, allocatedAt: ISO_TIME },
+    [],
+    'the first ID of the first range the tag allocated at or after the time asked: every ID of the tag above it was allocated then or later',
+  ),
 };
 
 /** The bodies of `POST /admin/segment/tags` and `PATCH /admin/segment/tags/{tag}` (segment.input.ts). */

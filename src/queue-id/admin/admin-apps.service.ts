@@ -125,7 +125,7 @@ export class AdminAppsService {
     }
     const out: AppSummary[] = [];
     for (const appRows of byApp.values()) {
-      const { shards: _shards, ...summary } = await this.detail(appRows);
+      const { shards: _shards, jsSafeMaxIndex: _jsSafeMaxIndex, ...summary } = await this.detail(appRows);
       out.push(summary);
     }
     return out;
@@ -140,14 +140,16 @@ export class AdminAppsService {
     const rows = await this.repo.updateApp(appId, patch);
     const oldLimit = before[0].maxLimitId;
     const newLimit = patch.maxLimitId;
-    if (newLimit !== undefined && newLimit !== oldLimit) {
-      // Lowered: queued indexes may now be above the limit: the lists go (a gap), and the limit is
-      // stored next to them, so that a refill allocated before this change can neither claim nor
-      // push above it on any instance. Raised or removed: the stored limit goes.
-      const lowered = newLimit > 0n && (oldLimit === 0n || newLimit < oldLimit);
+    if (newLimit !== undefined) {
+      // Applied whenever the PATCH names a limit, not only when it changes: a PATCH repeated after
+      // its Redis step failed (answered 503) finds the row already changed and must apply it still.
+      // Lowered or set again: the limit is stored next to the lists, so that a refill allocated
+      // before this change can neither claim nor push above it on any instance, and a list that may
+      // hold indexes above it goes (a gap). Raised or removed: the stored limit goes.
+      const raised = newLimit === 0n || (oldLimit !== 0n && newLimit > oldLimit);
       await this.lists.applyLimits(
         appId,
-        rows.map((r) => ({ shardId: r.shardId, maxIndex: lowered ? maxIndexFor(appId, r.shardId, newLimit) : null })),
+        rows.map((r) => ({ shardId: r.shardId, maxIndex: raised ? null : maxIndexFor(appId, r.shardId, newLimit) })),
       );
     }
     await this.queueConfig.reload();

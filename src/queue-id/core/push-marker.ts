@@ -12,8 +12,11 @@ import { MAX_INDEX } from './queue-id-layout';
  */
 export type PushMarker = { kind: 'none' } | { kind: 'index'; mark: bigint } | { kind: 'invalid'; raw: string };
 
-/** A decimal integer as a refill or a retire writes it (a sign only for a hand-made negative). */
-const DECIMAL = /^-?[0-9]{1,16}$/;
+/** Most digits of a marker (an index has at most 15; a sign only for a hand-made negative). */
+const MAX_DIGITS = 16;
+
+/** A decimal integer as a refill or a retire writes it. */
+const DECIMAL = new RegExp(`^-?[0-9]{1,${MAX_DIGITS}}$`);
 
 export function readPushMarker(raw: string | null): PushMarker {
   if (raw === null) {
@@ -25,6 +28,21 @@ export function readPushMarker(raw: string | null): PushMarker {
   const mark = BigInt(raw);
   return mark > MAX_INDEX ? { kind: 'invalid', raw } : { kind: 'index', mark };
 }
+
+/**
+ * readPushMarker's rule for the Redis scripts that read a marker (segment-push.ts), so that both
+ * sides agree on every string: `markerIndex(raw)` is the index as a Lua number, or nil when the
+ * marker is not an index. Lua numbers are doubles: exact for every index (below 2^49).
+ */
+export const MARKER_INDEX_LUA = `
+local function markerIndex(raw)
+  local digits = string.match(raw, '^%-?(%d+)$')
+  if not digits or #digits > ${MAX_DIGITS} or tonumber(raw) > ${MAX_INDEX} then
+    return nil
+  end
+  return tonumber(raw)
+end
+`;
 
 /**
  * Whether a segment from..to may be handed out given the marker read after it was allocated:

@@ -61,6 +61,13 @@ export interface RetiredList {
   maxId: bigint;
 }
 
+/** A shard's limit stored in Redis (see `applyLimits`) as read by `storedLimits`. */
+export interface StoredLimit {
+  maxIndex: bigint;
+  /** What is left of its TTL when read: a later store of the limit has more. */
+  ttlLeftMs: number;
+}
+
 /** [error, length] per list, in the order asked; one failed read does not fail the others. */
 export type ListLength = [Error | null, number];
 
@@ -123,6 +130,13 @@ export abstract class QueueLists {
   /** The list's "pushed up to" marker as stored (null when there is none); read with core/push-marker.ts. */
   abstract pushMark(appId: number, shardId: number): Promise<string | null>;
 
+  /**
+   * Raises the marker to `to` unless it is at or above it already (a marker that is not an index is
+   * left as it is), atomically, and returns it as it was (null when there was none): a range handed
+   * out without the list (a lease) is then covered by the marker like a pushed one.
+   */
+  abstract raiseMarker(appId: number, shardId: number, to: bigint): Promise<string | null>;
+
   /** The lengths of many lists, in order, in bounded batches. */
   abstract lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]>;
 
@@ -141,12 +155,24 @@ export abstract class QueueLists {
   abstract retire(shards: readonly RetiredList[]): Promise<number>;
 
   /**
-   * A changed max_limit_id, per shard: its new highest index (lowered), or null (raised or
-   * removed). Lowered: the list is deleted (a gap) and the limit stored for a while next to it,
-   * atomically; from then on every push reaching above it is refused or taken off again, on every
-   * instance, before their next reload. Null: the stored limit is deleted. Returns the lists deleted.
+   * A max_limit_id set by an admin, per shard: its highest index (lowered, or set again), or null
+   * (raised or removed). A limit is stored for a while next to the list and, atomically, the list
+   * is deleted (a gap) when it may hold an index above the limit: unless the same limit was stored
+   * already, or nothing above it ever went through the list (its marker). From then on every push
+   * reaching above it is refused or taken off again, on every instance, before their next reload.
+   * Safe to repeat. Null: the stored limit is deleted. Returns the lists deleted.
    */
   abstract applyLimits(appId: number, shards: ReadonlyArray<{ shardId: number; maxIndex: bigint | null }>): Promise<number>;
+
+  /** The limits stored for these shards (null where none is), in order. */
+  abstract storedLimits(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<Array<StoredLimit | null>>;
+
+  /**
+   * Deletes a stored limit read by `storedLimits` `readAgoMs` ago (a margin for the way there
+   * included), unless it was stored again since. True when deleted; a limit stored shortly before
+   * the read may be kept (deleted by a later call).
+   */
+  abstract dropStoredLimit(appId: number, shardId: number, seen: StoredLimit, readAgoMs: number): Promise<boolean>;
 
   /** Deletes the lists of these shards of one app (markers kept). Returns how many existed. */
   abstract deleteLists(appId: number, shardIds: Iterable<number>): Promise<number>;

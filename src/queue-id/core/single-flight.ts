@@ -22,9 +22,4 @@ export class SingleFlight {
       }
     }
   }
-
-  /** Runs in flight (tests). */
-  get size(): number {
-    return this.running.size;
-  }
 }

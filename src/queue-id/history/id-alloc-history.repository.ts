@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
-import { BoundedDb } from '../../infra/database/bounded-db';
-import { ER_NO_SUCH_TABLE, errnoOf } from '../../infra/database/mysql-errors';
+import { SqlCalls } from '../../infra/database/sql-calls';
+import { rowsOrNoneWithoutTable, sqlUtc } from '../../infra/database/mysql-errors';
 
 /** A range of indexes one allocation took, and when (the database's UTC time). */
 export interface AllocatedRange {
@@ -20,14 +18,14 @@ interface RangeRow {
 
 /**
  * Reads of `id_alloc_history`, which the allocation procedure writes (migration 1763771000000).
- * Every read is bounded by ID_HISTORY_DB_TIMEOUT_MS.
+ * Every read is bounded by DB_QUERY_TIMEOUT_MS (sql-calls.ts).
  */
 @Injectable()
 export class IdAllocHistoryRepository {
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
-  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
-    this.db = new BoundedDb(dataSource, config.idHistory.dbTimeoutMs);
+  constructor(dataSource: DataSource) {
+    this.db = new SqlCalls(dataSource);
   }
 
   /** The range holding `index` of the shard, or null (older than the history, or never allocated). */
@@ -58,21 +56,9 @@ export class IdAllocHistoryRepository {
   }
 
   /** One bounded read; none at all without the table (migrations not run: nothing is recorded). */
-  private async read(what: string, sql: string, params: unknown[]): Promise<RangeRow[]> {
-    try {
-      return await this.db.query<RangeRow[]>(what, sql, params);
-    } catch (err) {
-      if (errnoOf(err) === ER_NO_SUCH_TABLE) {
-        return [];
-      }
-      throw err;
-    }
+  private read(what: string, sql: string, params: unknown[]): Promise<RangeRow[]> {
+    return rowsOrNoneWithoutTable(this.db.query<RangeRow[]>(what, sql, params));
   }
-}
-
-/** A UTC DATETIME(3) literal of `time` (the history stores UTC_TIMESTAMP(3)). */
-export function sqlUtc(time: Date): string {
-  return time.toISOString().replace('T', ' ').slice(0, 23);
 }
 
 function toRange(row: RangeRow): AllocatedRange {

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiQuery } from '@nestjs/swagger';
+import { ApiOperation } from '@nestjs/swagger';
 import { ErrorKind, IdGenError, badInput } from '../../common/id-gen.error';
 import { parseIdParam, parseIntParam, parseRequiredString, parseTimeParam } from '../../common/input';
 import { AppConfig } from '../../config/app-config';
@@ -59,9 +59,6 @@ export class QueueHistoryController {
       'Every ID of the shard above the answer was allocated at or after it as well. 404 when the history has no ' +
       'allocation of the shard at or after the time.',
   })
-  @ApiQuery({ name: 'time', required: true })
-  @ApiQuery({ name: 'shard', required: false })
-  @ApiQuery({ name: 'gatePass', required: false })
   async at(@Param('appId') appIdRaw: string, @Query() query: Record<string, unknown>): Promise<QueueIdAtTime> {
     const appId = parseIntParam('appId', appIdRaw, 0, MAX_APP_ID);
     const time = parseTimeParam('time', query.time);

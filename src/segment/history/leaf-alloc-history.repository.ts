@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
-import { BoundedDb } from '../../infra/database/bounded-db';
-import { ER_NO_SUCH_TABLE, errnoOf } from '../../infra/database/mysql-errors';
+import { SqlCalls } from '../../infra/database/sql-calls';
+import { rowsOrNoneWithoutTable, sqlUtc } from '../../infra/database/mysql-errors';
 
 /** A range of IDs one fetch or lease of a tag took, and when (the database's UTC time). */
 export interface AllocatedIds {
@@ -18,13 +16,13 @@ interface RangeRow {
   allocated_at: Date;
 }
 
-/** Reads of `leaf_alloc_history` (written by LeafAllocHistoryWriter); each bounded by ID_HISTORY_DB_TIMEOUT_MS. */
+/** Reads of `leaf_alloc_history` (written by LeafAllocHistoryWriter); each bounded by DB_QUERY_TIMEOUT_MS (sql-calls.ts). */
 @Injectable()
 export class LeafAllocHistoryRepository {
-  private readonly db: BoundedDb;
+  private readonly db: SqlCalls;
 
-  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
-    this.db = new BoundedDb(dataSource, config.idHistory.dbTimeoutMs);
+  constructor(dataSource: DataSource) {
+    this.db = new SqlCalls(dataSource);
   }
 
   /** The range of the tag holding `id`, or null (older than the history, or never allocated). */
@@ -44,21 +42,14 @@ export class LeafAllocHistoryRepository {
       `finding the first allocation of '${tag}' at or after ${time.toISOString()}`,
       'SELECT from_id, to_id, allocated_at FROM leaf_alloc_history WHERE biz_tag = ? AND allocated_at >= ? ' +
         'ORDER BY allocated_at, to_id LIMIT 1',
-      [tag, time.toISOString().replace('T', ' ').slice(0, 23)], // UTC, as UTC_TIMESTAMP(3) wrote it
+      [tag, sqlUtc(time)],
     );
     return rows[0] ? toRange(rows[0]) : null;
   }
 
   /** One bounded read; none at all without the table (migrations not run: nothing is recorded). */
-  private async read(what: string, sql: string, params: unknown[]): Promise<RangeRow[]> {
-    try {
-      return await this.db.query<RangeRow[]>(what, sql, params);
-    } catch (err) {
-      if (errnoOf(err) === ER_NO_SUCH_TABLE) {
-        return [];
-      }
-      throw err;
-    }
+  private read(what: string, sql: string, params: unknown[]): Promise<RangeRow[]> {
+    return rowsOrNoneWithoutTable(this.db.query<RangeRow[]>(what, sql, params));
   }
 }
 

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiQuery } from '@nestjs/swagger';
+import { ApiOperation } from '@nestjs/swagger';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { parseIdParam, parseTimeParam } from '../../common/input';
 import { AppConfig } from '../../config/app-config';
@@ -37,7 +37,6 @@ export class SegmentHistoryController {
       'Query: time (ISO 8601 with a zone, or ms since the epoch). Every ID of the tag above the answer was allocated at or ' +
       'after it as well. 404 when the history has no allocation of the tag at or after the time.',
   })
-  @ApiQuery({ name: 'time', required: true })
   async at(@Param('tag') tagRaw: string, @Query() query: Record<string, unknown>): Promise<{ tag: string; id: string; allocatedAt: string }> {
     this.segment.assertEnabled();
     const tag = parseSegmentKey('tag', tagRaw, this.config.segment.keyMaxLength);

@@ -12,10 +12,18 @@ export interface GeneratorOptions {
   /** The bit layout (default Leaf's 41/10/12). */
   layout?: SnowflakeLayout;
   /**
-   * Called synchronously before every run of IDs (and again after a rollback wait): throws when
-   * this instance must not issue now (a lease that can no longer be known to be held).
+   * The time recorded for the worker id by its earlier holders (inclusive: they may have issued
+   * IDs in that millisecond); no ID at or below it, even after a clock step back within the
+   * tolerance. Default: none.
    */
-  guard?: () => void;
+  floor?: number;
+  /**
+   * Called synchronously with the generator's worker id before every run of IDs and again at
+   * its end, before its IDs are returned (and so again after a rollback wait): throws when this
+   * instance must not issue with that id now (a lease that can no longer be known to be held, or
+   * an id that is no longer the one held).
+   */
+  guard?: (workerId: number) => void;
 }
 
 /** `random(bound)` → an integer in [0, bound). */
@@ -63,6 +71,7 @@ export class SnowflakeGenerator {
     }
     this.currentWorkerId = checkWorkerId(options.workerId, this.layout);
     this.workerPart = workerBits(options.workerId, this.layout);
+    this.respectFloor(options.floor ?? 0);
   }
 
   get workerId(): number {
@@ -98,14 +107,28 @@ export class SnowflakeGenerator {
 
   /**
    * Moves to a fresh worker id (zk_recycle, redis) whose recorded time is `ceiling`: the ceiling
-   * earned with the old id does not carry over, since the new id's record may be lower.
+   * earned with the old id does not carry over, since the new id's record may be lower. `floor`
+   * is the time its earlier holders recorded: no ID at or below it.
    */
-  switchWorker(workerId: number, ceiling: number): void {
+  switchWorker(workerId: number, ceiling: number, floor: number): void {
     this.currentWorkerId = checkWorkerId(workerId, this.layout);
     // Within the same millisecond the next ID is lastId + 1: give lastId the new worker bits.
     this.lastId = (this.lastId & ~workerBits(this.layout.maxWorkerId, this.layout)) | workerBits(workerId, this.layout);
     this.workerPart = workerBits(workerId, this.layout);
     this.reservedUntil = ceiling;
+    this.respectFloor(floor);
+  }
+
+  /**
+   * Makes `floor` the last millisecond used, with its sequence spent: the next ID is in a later
+   * millisecond, and a clock at or below the floor counts as moved back (waited out within the
+   * tolerance, else refused).
+   */
+  private respectFloor(floor: number): void {
+    if (floor > 0 && floor >= this.lastTimestamp) {
+      this.lastTimestamp = floor;
+      this.sequence = this.maxSequence;
+    }
   }
 
   async next(): Promise<bigint> {
@@ -132,9 +155,20 @@ export class SnowflakeGenerator {
   /**
    * Appends IDs until `count` or until the clock is found behind the last ID's time. Returns 0
    * when done, or the rollback offset (within tolerance) to wait out. Throws beyond tolerance.
+   *
+   * The guard is asked before the run and again after it, before any of its IDs can be returned:
+   * the run is synchronous and a lease's deadline only moves forward, so both answers together
+   * prove that every ID of the run was made while the lease was held (a process paused in the
+   * middle of a run, past its deadline, returns none of it).
    */
   private fill(ids: bigint[], count: number): number {
-    this.options.guard?.();
+    this.options.guard?.(this.currentWorkerId);
+    const behindBy = this.fillRun(ids, count);
+    this.options.guard?.(this.currentWorkerId);
+    return behindBy;
+  }
+
+  private fillRun(ids: bigint[], count: number): number {
     while (ids.length < count) {
       let timestamp = this.clock.now();
       if (timestamp < this.lastTimestamp) {

@@ -19,8 +19,13 @@ export interface Registration {
 
 /** What a successful `heartbeat` resolves. */
 export interface Report {
-  /** The worker id to use from now on (only zk_recycle may change it). */
+  /** The worker id to use from now on (only zk_recycle and redis may change it). */
   workerId: number;
+  /**
+   * When `workerId` is a fresh one: the time its earlier holders recorded (an upper bound of
+   * their IDs, inclusive). The caller issues no ID with it at or below that time.
+   */
+  floor?: number;
   /**
    * The time now recorded in the registry as the upper bound of this instance's IDs: the caller
    * may issue IDs with timestamps below it (its ceiling).
@@ -46,11 +51,19 @@ export interface WorkerIdRegistry {
    * The periodic report (every SNOWFLAKE_REPORT_INTERVAL_MS, and once before serving): records
    * `until` (now + SNOWFLAKE_RECORD_AHEAD_MS) as the upper bound of this instance's IDs FIRST, and
    * only then resolves it as the new ceiling. Failures (and a lost ownership) are reported by
-   * rejecting; the caller logs and retries at the next tick, its ceiling not raised.
+   * rejecting; the caller logs and retries at the next tick, its ceiling not raised. `signal`
+   * aborts when the service stops: a long step (waiting out a fresh id's floor, a store that
+   * asks to wait) then ends at once with WaitAbandoned, and no fresh id is handed out.
    */
-  heartbeat(now: number, until: number): Promise<Report>;
+  heartbeat(now: number, until: number, signal?: AbortSignal): Promise<Report>;
   /** Throws an IdGenError when this instance must not issue IDs at `now` (a lost lease). */
   assertServing(now: number): void;
+  /**
+   * The worker id this instance holds now, or null (not registered; lost and not replaced yet).
+   * IDs are issued only with this id: a fresh id replacing a lost one shows here before the
+   * caller's generator has switched to it, and the generator's old id is refused meanwhile.
+   */
+  readonly heldWorkerId: number | null;
   /** Other instances that reported at or after `since` (this one excluded), most recent first. */
   peers(since: number): Promise<PeerEndpoint[]>;
   /**

@@ -5,16 +5,21 @@
  * must be past before it issues. Every operation is one atomic step in the store.
  */
 export type LeaseClaim =
-  /** `floor`: the id's recorded time; the new holder issues only once its clock is past it. */
-  | { kind: 'claimed'; workerId: number; floor: number }
+  /**
+   * `floor`: the id's recorded time; the new holder issues only once its clock is past it.
+   * `confirmed`: false when replicas were required (REDIS_WAIT_REPLICAS) and did not confirm the
+   * claim in time: the id is held, but the lease does not count until a confirmed renewal.
+   */
+  | { kind: 'claimed'; workerId: number; floor: number; confirmed: boolean }
   /** Every id 0..max is leased by a live holder. */
   | { kind: 'none-free' }
   /** Free ids exist, but each one's recorded time is further ahead of this clock than allowed. */
   | { kind: 'ahead'; floor: number }
   /**
-   * The store has just lost or never had its leases (a Redis restarted empty, flushed, new): no id
-   * is handed out until a whole TTL has passed, by when every holder that still believes in a
-   * lease from before has passed its deadline. Ask again after `waitMs`.
+   * The store's leases may be older than what holders were told (a Redis restarted from a snapshot
+   * or empty, restored, failed over, flushed, or new: a new epoch): no id is handed out until a
+   * whole TTL has passed, by when every holder that still believes in a lease the store no longer
+   * knows has passed its deadline. Ask again after `waitMs`.
    */
   | { kind: 'wait'; waitMs: number };
 
@@ -36,15 +41,22 @@ export interface ClaimRequest {
   identity: string;
 }
 
+/**
+ * `renewed`; `unconfirmed`: renewed, but replicas were required and did not confirm it in time
+ * (it does not count: no deadline or ceiling from it); `lost`: not the holder (claimed by
+ * another instance, or forgotten by a new epoch).
+ */
+export type RenewOutcome = 'renewed' | 'unconfirmed' | 'lost';
+
 export interface WorkerLeaseStore {
   readonly description: string;
   /** Leases the lowest free id (expired, released or never used) whose recorded time is within the allowance. */
   claim(request: ClaimRequest): Promise<LeaseClaim>;
   /**
    * Extends the lease by `ttlMs` from the store's now and raises the recorded time to `until`,
-   * only while `owner` holds the id. Resolves false when another holder has claimed it.
+   * only while `owner` holds the id.
    */
-  renew(workerId: number, owner: string, ttlMs: number, until: number): Promise<boolean>;
+  renew(workerId: number, owner: string, ttlMs: number, until: number): Promise<RenewOutcome>;
   /**
    * Ends the lease of `owner` and sets the recorded time to `maxTimestamp` (the exact upper bound,
    * so the next holder need not wait). Resolves false when the id was no longer `owner`'s.

@@ -55,6 +55,10 @@ export class LocalRegistry implements WorkerIdRegistry {
     // The worker id is configured: nothing can take it away.
   }
 
+  get heldWorkerId(): number | null {
+    return this.workerId;
+  }
+
   async peers(): Promise<PeerEndpoint[]> {
     const self = `${this.options.ip}:${this.options.port}`;
     return Object.keys(this.options.workerIdMap)

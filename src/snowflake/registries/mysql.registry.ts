@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
-import { Clock } from '../core/clock';
+import { Clock, throwIfStopping } from '../core/clock';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
 import { assertClockNotBehind, identityInUse, startRefused } from './start-refusal';
 import { WorkerIdAllocRepository } from './worker-id-alloc.repository';
@@ -58,50 +58,39 @@ export class MysqlRegistry implements WorkerIdRegistry {
   }
 
   async register(now: number): Promise<Registration> {
-    const { ip, port, repository } = this.options;
-    const ipPort = `${ip}:${port}`;
-    const started = this.options.clock.now();
-    let workerId: number | null = null;
-    for (let attempt = 0; workerId === null; attempt++) {
-      if (attempt === REGISTER_ATTEMPTS) {
-        throw startRefused(`leaf_workerid_alloc: the row of ${ipPort} kept changing hands while registering; refusing to start`);
-      }
-      workerId = await this.acquire(ipPort, now);
-    }
-    now += this.options.clock.now() - started;
-    // Read after the claim: a previous holder can no longer extend it.
-    const held = await repository.holder(workerId);
-    const recordedUntil = held?.maxTimestamp ?? 0;
-    try {
-      assertClockNotBehind(now, recordedUntil, `leaf_workerid_alloc (ip_port ${ipPort})`, this.options.startAllowanceMs);
-    } catch (err) {
-      // Refused: free the row again (time unchanged) so a corrected start need not wait.
-      await repository.release(workerId, this.owner, recordedUntil);
-      throw err;
-    }
-    this.workerId = workerId;
+    const registration = await this.acquireRow(now);
+    this.workerId = registration.workerId;
     this.lost = false;
-    return { workerId, recordedUntil };
+    return registration;
   }
 
-  async heartbeat(_now: number, until: number): Promise<Report> {
+  /**
+   * Records `until` while the row is still this instance's. A row taken by another instance
+   * (after a stall longer than the grace period) stops issuing at once; the reports after that
+   * register a row again (reregister).
+   */
+  async heartbeat(now: number, until: number, signal?: AbortSignal): Promise<Report> {
     const workerId = this.requireWorkerId();
-    if (this.lost || !(await this.options.repository.report(workerId, this.owner, until))) {
-      if (!this.lost) {
-        this.lost = true;
-        this.logger.error(
-          `leaf_workerid_alloc row ${workerId} (${this.options.ip}:${this.options.port}) is owned by another instance; stopped issuing IDs`,
-        );
+    if (!this.lost) {
+      if (await this.options.repository.report(workerId, this.owner, until)) {
+        return { workerId, recordedUntil: until };
       }
-      throw this.lostError(workerId);
+      this.lost = true;
+      this.logger.error(
+        `leaf_workerid_alloc row ${workerId} (${this.options.ip}:${this.options.port}) is owned by another instance; stopped issuing IDs`,
+      );
     }
-    return { workerId, recordedUntil: until };
+    return this.reregister(workerId, until - now, signal);
   }
 
   assertServing(): void {
     if (this.lost && this.workerId !== null) {
       throw this.lostError(this.workerId);
     }
+  }
+
+  get heldWorkerId(): number | null {
+    return this.lost ? null : this.workerId;
   }
 
   async peers(since: number): Promise<PeerEndpoint[]> {
@@ -118,17 +107,79 @@ export class MysqlRegistry implements WorkerIdRegistry {
   async close(): Promise<void> {}
 
   /**
+   * A row (this ip:port's own, a departed instance's, or a new one) as at start, and its recorded
+   * time; refused when the clock is behind that by more than the allowance (the row freed again).
+   */
+  private async acquireRow(now: number, signal?: AbortSignal): Promise<Registration> {
+    const { ip, port, repository } = this.options;
+    const ipPort = `${ip}:${port}`;
+    const started = this.options.clock.now();
+    let workerId: number | null = null;
+    for (let attempt = 0; workerId === null; attempt++) {
+      if (attempt === REGISTER_ATTEMPTS) {
+        throw startRefused(`leaf_workerid_alloc: the row of ${ipPort} kept changing hands while registering; refusing to start`);
+      }
+      throwIfStopping(signal);
+      workerId = await this.acquire(ipPort, now, signal);
+    }
+    now += this.options.clock.now() - started;
+    // Read after the claim: a previous holder can no longer extend it.
+    const held = await repository.holder(workerId);
+    const recordedUntil = held?.maxTimestamp ?? 0;
+    try {
+      assertClockNotBehind(now, recordedUntil, `leaf_workerid_alloc (ip_port ${ipPort})`, this.options.startAllowanceMs);
+    } catch (err) {
+      // Refused: free the row again (time unchanged) so a corrected start need not wait.
+      await repository.release(workerId, this.owner, recordedUntil);
+      throw err;
+    }
+    return { workerId, recordedUntil };
+  }
+
+  /**
+   * After the row was lost: a row again, as at start; waits until the clock is past its recorded
+   * time, records `now + aheadMs`, and only then resolves it (the caller switches its generator;
+   * not serving until then). A refusal (the identity in use, no free row) rejects this report: the
+   * next one tries again. A stop ends the waits at once and frees the row taken.
+   */
+  private async reregister(lostWorkerId: number, aheadMs: number, signal?: AbortSignal): Promise<Report> {
+    const { clock, repository } = this.options;
+    const { workerId, recordedUntil } = await this.acquireRow(clock.now(), signal);
+    let until: number;
+    try {
+      let behind = recordedUntil - clock.now();
+      while (behind >= 0) {
+        await clock.sleep(behind + 1, signal);
+        behind = recordedUntil - clock.now();
+      }
+      throwIfStopping(signal);
+      until = clock.now() + aheadMs;
+    } catch (err) {
+      await repository.release(workerId, this.owner, recordedUntil).catch(() => undefined);
+      throw err;
+    }
+    if (!(await repository.report(workerId, this.owner, until))) {
+      throw new Error(`leaf_workerid_alloc row ${workerId} was taken by another instance right after this one took it`);
+    }
+    // Synchronously before the caller switches its generator to the id returned here.
+    this.workerId = workerId;
+    this.lost = false;
+    this.logger.warn(`registered again after losing its row: worker id ${lostWorkerId} → ${workerId}`);
+    return { workerId, recordedUntil: until, floor: recordedUntil };
+  }
+
+  /**
    * The worker id this start owns now, or null when the row moved under it (taken over by another
    * ip:port, inserted by another start): the caller looks again.
    * 1. this ip:port's row, when its id is in range (a crashed predecessor is waited out);
    * 2. else a departed instance's row, taken over;
    * 3. else a new row, when its id is in range (else deleted again: refused, all rows are live).
    */
-  private async acquire(ipPort: string, now: number): Promise<number | null> {
+  private async acquire(ipPort: string, now: number, signal?: AbortSignal): Promise<number | null> {
     const { ip, port, repository, maxWorkerId, livenessMs } = this.options;
     const own = await repository.findByIpPort(ipPort);
     if (own && own.id >= 1 && own.id <= maxWorkerId) {
-      return (await this.claim(own.id, ipPort)) ? own.id : null;
+      return (await this.claim(own.id, ipPort, signal)) ? own.id : null;
     }
     if (own) {
       if (!(await repository.retire(own.id, ipPort, livenessMs))) {
@@ -149,7 +200,7 @@ export class MysqlRegistry implements WorkerIdRegistry {
     }
     await repository.deleteInserted(inserted, this.owner);
     throw startRefused(
-      `no free worker id in leaf_workerid_alloc: every row 1..${maxWorkerId} belongs to a live instance (a row is taken over ${this.options.recycleAfterMs} ms after its instance stopped reporting), and a new row would get id ${inserted}; refusing to start`,
+      `no free worker id in leaf_workerid_alloc: every row 1..${maxWorkerId} belongs to a live instance (a row is taken over ${this.options.recycleAfterMs} ms after its instance stopped reporting; a row shardleaf never claimed, a Leaf fork instance's, never), and a new row would get id ${inserted}; refusing to start`,
     );
   }
 
@@ -158,9 +209,14 @@ export class MysqlRegistry implements WorkerIdRegistry {
     const { ip, port, repository, maxWorkerId, recycleAfterMs } = this.options;
     for (let lookup = 0; lookup < REGISTER_ATTEMPTS; lookup++) {
       const latest = now + this.options.startAllowanceMs;
-      const candidates = await repository.departed(maxWorkerId, recycleAfterMs, now, latest, TAKEOVER_CANDIDATES);
+      const candidates = await repository.departed(maxWorkerId, recycleAfterMs, latest, TAKEOVER_CANDIDATES);
       for (const id of candidates) {
-        if (await repository.takeOver(id, ip, port, this.owner, recycleAfterMs, now)) {
+        const outcome = await repository.takeOver(id, ip, port, this.owner, recycleAfterMs);
+        if (outcome === 'ip-port-in-use') {
+          // Another start with this ip:port got a row since this one looked for its own.
+          throw identityInUse(ipPort, 0, 'leaf_workerid_alloc');
+        }
+        if (outcome === 'taken') {
           this.logger.log(`took over leaf_workerid_alloc row ${id} (a departed instance's) for ${ipPort}: worker id ${id}`);
           return id;
         }
@@ -178,7 +234,7 @@ export class MysqlRegistry implements WorkerIdRegistry {
    * crashed predecessor), and refuses as soon as it reports again (a live instance with the same
    * ip:port).
    */
-  private async claim(workerId: number, ipPort: string): Promise<boolean> {
+  private async claim(workerId: number, ipPort: string, signal?: AbortSignal): Promise<boolean> {
     const { repository, livenessMs, clock } = this.options;
     let first: string | null | undefined;
     const started = clock.now();
@@ -200,7 +256,7 @@ export class MysqlRegistry implements WorkerIdRegistry {
       } else if (seen !== first || clock.now() - started > 2 * livenessMs) {
         throw identityInUse(ipPort, holder?.agoMs ?? 0, 'leaf_workerid_alloc');
       }
-      await clock.sleep(pollMs);
+      await clock.sleep(pollMs, signal);
     }
   }
 

@@ -1,114 +1,92 @@
+import { ConnectionEpoch } from '../../infra/redis/connection-epoch';
 import { RedisClient } from '../../infra/redis/redis.tokens';
-import { ClaimRequest, LeaseClaim, LeaseHolder, WorkerLeaseStore } from '../core/worker-lease-store';
+import { ClaimRequest, LeaseClaim, LeaseHolder, RenewOutcome, WorkerLeaseStore } from '../core/worker-lease-store';
+import { LeaseCommand, defineLeaseCommands, runLeaseCommand } from './redis-lease-scripts';
+
+export interface RedisLeaseStoreOptions {
+  /**
+   * How far the clock of a Redis server that takes the hash over (a promoted replica) may be
+   * behind the previous one's: a new epoch forgets leases expiring within this much of its now.
+   */
+  serverSkewMs: number;
+  /**
+   * How long a new epoch (the hash written by another server process, or new) leases no id: the
+   * TTL plus how far the instances' clocks may differ, so that every holder from before has
+   * stopped, and its IDs are older than a new holder's by the new holder's clock.
+   */
+  epochWaitMs: number;
+  /** REDIS_WAIT_REPLICAS: replicas that must confirm a claim or renewal (WAIT) before it counts; 0 = off. */
+  waitReplicas: number;
+  /** REDIS_WAIT_TIMEOUT_MS. */
+  waitTimeoutMs: number;
+}
 
 /**
- * The leases of one SNOWFLAKE_NAME in ONE Redis hash (so every script touches a single key, on a
- * Cluster too), fields per worker id i:
- * - `o:i` the holder's owner token, `e:i` its lease expiry by the Redis server's clock (TIME, ms),
- *   `a:i` the holder's ip:port;
- * - `t:i` the recorded time: an upper bound (the holders' clocks, ms) of every ID issued with i,
- *   kept after the lease ends;
- * - `since`: Redis time from which ids may be claimed. A claim that finds no hash (a Redis restarted
- *   empty or flushed: every lease and recorded time forgotten, while holders from before may still
- *   issue until their deadlines) creates it with `since` = now + TTL, and nobody claims before then.
- * Scripts read TIME before writing, which Redis ≥ 5 replicates as the script's effects.
+ * The redis registry's leases in ONE hash (redis-lease-scripts.ts: fields, epochs). With
+ * REDIS_WAIT_REPLICAS, a claim or renewal counts as confirmed only when a WAIT sent after its
+ * reply, on the same connection (no loss of it in between), is acknowledged by that many
+ * replicas: a replica promoted later then has it.
  */
-const NOW_MS = `
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-`;
-const FMT = `local function fmt(n) return string.format('%.0f', n) end`;
-
-/**
- * ARGV: owner, ttl, maxId, clientNow, allowance, identity → {1, id, floor} | {0} none free |
- * {2, minFloor} all ahead | {3, waitMs} leases lost or new: wait one TTL.
- */
-const CLAIM = `${NOW_MS}${FMT}
-local key = KEYS[1]
-local ttl, maxId = tonumber(ARGV[2]), tonumber(ARGV[3])
-if redis.call('EXISTS', key) == 0 then
-  redis.call('HSET', key, 'since', fmt(now + ttl))
-  return {3, fmt(ttl)}
-end
-local since = tonumber(redis.call('HGET', key, 'since') or '0') or 0
-if now < since then return {3, fmt(since - now)} end
-local limit = tonumber(ARGV[4]) + tonumber(ARGV[5])
-local minAhead = nil
-for i = 0, maxId do
-  local f = redis.call('HMGET', key, 'e:' .. i, 't:' .. i)
-  if (tonumber(f[1] or '0') or 0) <= now then
-    local floor = tonumber(f[2] or '0') or 0
-    if floor <= limit then
-      redis.call('HSET', key, 'o:' .. i, ARGV[1], 'e:' .. i, fmt(now + ttl), 'a:' .. i, ARGV[6])
-      return {1, i, fmt(floor)}
-    end
-    if minAhead == nil or floor < minAhead then minAhead = floor end
-  end
-end
-if minAhead == nil then return {0} end
-return {2, fmt(minAhead)}
-`;
-
-/** ARGV: id, owner, ttl, until → 1 renewed | 0 not the holder. */
-const RENEW = `${NOW_MS}${FMT}
-local key, i = KEYS[1], ARGV[1]
-if redis.call('HGET', key, 'o:' .. i) ~= ARGV[2] then return 0 end
-redis.call('HSET', key, 'e:' .. i, fmt(now + tonumber(ARGV[3])))
-local recorded = tonumber(redis.call('HGET', key, 't:' .. i) or '0') or 0
-if tonumber(ARGV[4]) > recorded then redis.call('HSET', key, 't:' .. i, ARGV[4]) end
-return 1
-`;
-
-/** ARGV: id, owner, maxTimestamp → 1 released | 0 not the holder. */
-const RELEASE = `
-local key, i = KEYS[1], ARGV[1]
-if redis.call('HGET', key, 'o:' .. i) ~= ARGV[2] then return 0 end
-redis.call('HDEL', key, 'o:' .. i, 'e:' .. i, 'a:' .. i)
-redis.call('HSET', key, 't:' .. i, ARGV[3])
-return 1
-`;
-
 export class RedisWorkerLeaseStore implements WorkerLeaseStore {
+  private readonly epoch: ConnectionEpoch | null;
+
   constructor(
     private readonly redis: RedisClient,
     /** The hash of this SNOWFLAKE_NAME: `{KEY_PREFIX}snowflake:{name}:leases`. */
     readonly key: string,
-  ) {}
+    private readonly options: RedisLeaseStoreOptions,
+  ) {
+    // Before the client sends anything (auto-pipelining).
+    defineLeaseCommands(redis);
+    this.epoch = options.waitReplicas > 0 ? new ConnectionEpoch(redis) : null;
+  }
 
   get description(): string {
     return `hash ${this.key}`;
   }
 
   async claim(r: ClaimRequest): Promise<LeaseClaim> {
-    const reply = (await this.redis.eval(
-      CLAIM,
-      1,
-      this.key,
+    const { reply, confirmed } = await this.run('shardleafLeaseClaim', [
       r.owner,
       String(r.ttlMs),
       String(r.maxWorkerId),
       String(r.now),
       String(r.allowanceMs),
       r.identity,
-    )) as Array<number | string>;
-    switch (Number(reply[0])) {
+      String(this.options.serverSkewMs),
+      String(this.options.epochWaitMs),
+    ]);
+    const fields = reply as Array<number | string>;
+    switch (Number(fields[0])) {
       case 1:
-        return { kind: 'claimed', workerId: Number(reply[1]), floor: Number(reply[2]) };
+        return { kind: 'claimed', workerId: Number(fields[1]), floor: Number(fields[2]), confirmed };
       case 2:
-        return { kind: 'ahead', floor: Number(reply[1]) };
+        return { kind: 'ahead', floor: Number(fields[1]) };
       case 3:
-        return { kind: 'wait', waitMs: Number(reply[1]) };
+        return { kind: 'wait', waitMs: Number(fields[1]) };
       default:
         return { kind: 'none-free' };
     }
   }
 
-  async renew(workerId: number, owner: string, ttlMs: number, until: number): Promise<boolean> {
-    return Number(await this.redis.eval(RENEW, 1, this.key, String(workerId), owner, String(ttlMs), String(until))) === 1;
+  async renew(workerId: number, owner: string, ttlMs: number, until: number): Promise<RenewOutcome> {
+    const { reply, confirmed } = await this.run('shardleafLeaseRenew', [
+      String(workerId),
+      owner,
+      String(ttlMs),
+      String(until),
+      String(this.options.serverSkewMs),
+      String(this.options.epochWaitMs),
+    ]);
+    if (Number(reply) !== 1) {
+      return 'lost';
+    }
+    return confirmed ? 'renewed' : 'unconfirmed';
   }
 
   async release(workerId: number, owner: string, maxTimestamp: number): Promise<boolean> {
-    return Number(await this.redis.eval(RELEASE, 1, this.key, String(workerId), owner, String(maxTimestamp))) === 1;
+    const { reply } = await this.run('shardleafLeaseRelease', [String(workerId), owner, String(maxTimestamp)]);
+    return Number(reply) === 1;
   }
 
   async holders(since: number): Promise<LeaseHolder[]> {
@@ -130,5 +108,29 @@ export class RedisWorkerLeaseStore implements WorkerLeaseStore {
     } finally {
       this.redis.disconnect();
     }
+  }
+
+  /**
+   * One script; with REDIS_WAIT_REPLICAS, then `WAIT n timeout` routed to the hash's node (a
+   * pipeline with the hash's key: its node in a Cluster). Commands of one connection run in
+   * order, so the WAIT covers the script whichever way ioredis sent it (EVALSHA, or EVAL after
+   * NOSCRIPT); an unchanged connection epoch proves both went over one connection.
+   */
+  private async run(command: LeaseCommand, args: string[]): Promise<{ reply: unknown; confirmed: boolean }> {
+    const epoch = this.epoch;
+    const before = epoch?.value ?? 0;
+    const reply = await runLeaseCommand(this.redis, command, this.key, args);
+    if (epoch === null) {
+      return { reply, confirmed: true };
+    }
+    const { waitReplicas, waitTimeoutMs } = this.options;
+    const replies = await this.redis
+      .pipeline()
+      .exists(this.key)
+      .wait(waitReplicas, waitTimeoutMs)
+      .exec()
+      .catch((err: unknown) => [[null, 0], [err instanceof Error ? err : new Error(String(err)), 0]] as Array<[Error | null, unknown]>);
+    const [error, acks] = replies?.[1] ?? [new Error('no reply to WAIT'), 0];
+    return { reply, confirmed: !error && Number(acks) >= waitReplicas && epoch.value === before };
   }
 }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
-import { Clock, MonotonicClock } from '../core/clock';
+import { Clock, MonotonicClock, throwIfStopping } from '../core/clock';
 import { LeaseDeadline } from '../core/lease-deadline';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
 import { LeaseClaim, WorkerLeaseStore } from '../core/worker-lease-store';
 import { startRefused } from './start-refusal';
-import { within } from './time-bound';
+import { withTimeout } from '../../common/with-timeout';
 
 export interface RedisRegistryOptions {
   store: WorkerLeaseStore;
@@ -45,6 +45,11 @@ export class RedisRegistry implements WorkerIdRegistry {
   private floor = 0;
   /** Known lost (taken by another holder) and not yet replaced by a fresh id. */
   private lost = false;
+  /**
+   * A fresh id claimed by a recovery that failed later (its renewal timed out or went
+   * unconfirmed): the next recovery renews it instead of claiming yet another id.
+   */
+  private pending: { workerId: number; floor: number } | null = null;
 
   constructor(private readonly options: RedisRegistryOptions) {
     this.deadline = new LeaseDeadline(options.ttlMs, options.marginMs, options.monotonic);
@@ -70,7 +75,7 @@ export class RedisRegistry implements WorkerIdRegistry {
   }
 
   /** Renews the lease (recording now + TTL), or replaces a lost one; `until` is unused. */
-  async heartbeat(now: number): Promise<Report> {
+  async heartbeat(now: number, _until?: number, signal?: AbortSignal): Promise<Report> {
     const workerId = this.workerId;
     if (workerId === null) {
       throw new Error('the redis registry is not registered');
@@ -84,7 +89,11 @@ export class RedisRegistry implements WorkerIdRegistry {
       this.deadline.drop();
       this.logger.error(`worker id ${workerId}: the lease was claimed by another instance; stopped issuing IDs`);
     }
-    return this.recover(workerId);
+    return this.recover(workerId, signal);
+  }
+
+  get heldWorkerId(): number | null {
+    return this.lost ? null : this.workerId;
   }
 
   assertServing(): void {
@@ -106,7 +115,7 @@ export class RedisRegistry implements WorkerIdRegistry {
   }
 
   async peers(since: number): Promise<PeerEndpoint[]> {
-    const holders = await within(this.options.store.holders(since), this.options.callTimeoutMs, 'redis: reading the lease holders');
+    const holders = await withTimeout(this.options.store.holders(since), this.options.callTimeoutMs, 'redis: reading the lease holders');
     const peers: PeerEndpoint[] = [];
     for (const h of holders) {
       const m = /^(.+):([0-9]{1,5})$/.exec(h.identity);
@@ -127,40 +136,49 @@ export class RedisRegistry implements WorkerIdRegistry {
       return;
     }
     const recorded = Math.max(maxTimestamp, this.floor);
-    await within(this.options.store.release(workerId, this.owner, recorded), this.options.callTimeoutMs, 'redis: releasing the lease');
+    await withTimeout(this.options.store.release(workerId, this.owner, recorded), this.options.callTimeoutMs, 'redis: releasing the lease');
   }
 
   async close(): Promise<void> {
     await this.options.store.close();
   }
 
-  /** Takes a fresh id after a lost lease: serving resumes only when this resolves (the caller switches). */
-  private async recover(oldWorkerId: number): Promise<Report> {
+  /**
+   * Takes a fresh id after a lost lease: serving resumes only when this resolves (the caller
+   * switches). A stop (`signal`) ends every wait at once and hands out no fresh id; one claimed
+   * already lapses in Redis after a TTL.
+   */
+  private async recover(oldWorkerId: number, signal?: AbortSignal): Promise<Report> {
     const { clock } = this.options;
-    const claimed = await this.claim(clock.now());
+    const claimed = this.pending ?? (await this.claim(clock.now(), signal));
+    this.pending = claimed;
     // Every earlier holder's IDs are at or below the floor: issue only once the clock is past it.
     let behind = claimed.floor - clock.now();
     while (behind >= 0) {
-      await clock.sleep(behind + 1);
+      await clock.sleep(behind + 1, signal);
       behind = claimed.floor - clock.now();
     }
+    throwIfStopping(signal);
     const until = clock.now() + this.options.ttlMs;
     this.floor = claimed.floor;
-    if (!(await this.renew(claimed.workerId, until))) {
+    const renewed = await this.renew(claimed.workerId, until);
+    this.pending = null;
+    if (!renewed) {
       throw new Error(`worker id ${claimed.workerId} was claimed by another instance right after this one claimed it`);
     }
+    throwIfStopping(signal);
     // Synchronously before the caller switches its generator to the id returned here.
     this.workerId = claimed.workerId;
     this.lost = false;
     this.logger.warn(`recovered from a lost lease: worker id ${oldWorkerId} → ${claimed.workerId}`);
-    return { workerId: claimed.workerId, recordedUntil: until };
+    return { workerId: claimed.workerId, recordedUntil: until, floor: claimed.floor };
   }
 
-  private async claim(now: number): Promise<{ workerId: number; floor: number }> {
+  private async claim(now: number, signal?: AbortSignal): Promise<{ workerId: number; floor: number }> {
     const { store, ttlMs, maxWorkerId, allowanceMs, identity, callTimeoutMs, clock } = this.options;
     for (let waits = 0; ; waits++) {
       const sentAt = this.deadline.stamp();
-      const result = await within(
+      const result = await withTimeout(
         store.claim({ owner: this.owner, ttlMs, maxWorkerId, now, allowanceMs, identity }),
         callTimeoutMs,
         'redis: claiming a worker id',
@@ -172,9 +190,9 @@ export class RedisRegistry implements WorkerIdRegistry {
         throw new Error(`${store.description} still refuses claims after waiting ${ttlMs} ms twice`);
       }
       this.logger.warn(
-        `${store.description} holds no leases (a Redis restarted empty, flushed, or new): no worker id is leased for ${result.waitMs} ms, until any holder from before has stopped`,
+        `${store.description} is in a new epoch (a Redis restarted, restored, failed over, flushed, or new): no worker id is leased for ${result.waitMs} ms, until any holder from before has stopped`,
       );
-      await clock.sleep(result.waitMs + 1);
+      await clock.sleep(result.waitMs + 1, signal);
       now = clock.now();
     }
   }
@@ -183,7 +201,10 @@ export class RedisRegistry implements WorkerIdRegistry {
     const { store, maxWorkerId, allowanceMs } = this.options;
     switch (result.kind) {
       case 'claimed':
-        this.deadline.extend(sentAt);
+        // Unconfirmed by the replicas required: held, but the deadline waits for a confirmed renewal.
+        if (result.confirmed) {
+          this.deadline.extend(sentAt);
+        }
         return { workerId: result.workerId, floor: result.floor };
       case 'none-free':
         throw startRefused(`every worker id 0..${maxWorkerId} is leased by a live instance in ${store.description}; not starting another`);
@@ -194,17 +215,26 @@ export class RedisRegistry implements WorkerIdRegistry {
     }
   }
 
-  /** One renewal; extends the deadline from the moment before it was sent. Throws on failure or timeout. */
+  /**
+   * One renewal; extends the deadline from the moment before it was sent. Resolves false when the
+   * lease is lost; throws on failure, timeout, or when the replicas required did not confirm it.
+   */
   private async renew(workerId: number, until: number): Promise<boolean> {
     const sentAt = this.deadline.stamp();
-    const ok = await within(
+    const outcome = await withTimeout(
       this.options.store.renew(workerId, this.owner, this.options.ttlMs, until),
       this.options.callTimeoutMs,
       'redis: renewing the worker-id lease',
     );
-    if (ok) {
+    if (outcome === 'unconfirmed') {
+      throw new IdGenError(
+        ErrorKind.BackendUnavailable,
+        `worker id ${workerId}: the lease renewal was not confirmed by the Redis replicas required (REDIS_WAIT_REPLICAS) in time; it does not count`,
+      );
+    }
+    if (outcome === 'renewed') {
       this.deadline.extend(sentAt);
     }
-    return ok;
+    return outcome === 'renewed';
   }
 }

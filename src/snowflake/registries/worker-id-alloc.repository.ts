@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { within } from './time-bound';
+import { withTimeout } from '../../common/with-timeout';
 
 export interface WorkerIdAllocRow {
   id: number;
@@ -30,17 +30,18 @@ interface RawRow {
 }
 
 /**
- * A row whose instance is gone: shardleaf's rows when freed by a graceful stop (owner NULL) or not
- * reported (database clock) for the grace period; rows never claimed by shardleaf (the Leaf
- * fork's own instances report only max_timestamp) when their max_timestamp is that old too.
- * Params: graceMs × 1000 (µs), oldest max_timestamp still taken for live (ms).
+ * A row whose instance is gone: a row shardleaf has claimed (last_report set) when freed by a
+ * graceful stop (owner NULL) or not reported (database clock) for the grace period. A row
+ * shardleaf never claimed (last_report NULL: a Leaf fork instance sharing the table, which reports
+ * only max_timestamp, by its own clock) is never taken automatically: its instance may be alive.
+ * Param: graceMs × 1000 (µs).
  */
-const DEPARTED = `((last_report IS NOT NULL AND (owner IS NULL OR last_report < NOW(3) - INTERVAL ? MICROSECOND))
-   OR (last_report IS NULL AND owner IS NULL AND (max_timestamp IS NULL OR max_timestamp < ?)))`;
+const DEPARTED = `(last_report IS NOT NULL AND (owner IS NULL OR last_report < NOW(3) - INTERVAL ? MICROSECOND))`;
 
 /**
  * Narrow data access to `leaf_workerid_alloc` (mysql mode). Every call is bounded by `timeoutMs`
- * and never repeated by this class: a write that timed out may or may not have run.
+ * (within a report interval), beside the pool's bound of each statement, and never repeated by this
+ * class: a write that timed out may or may not have run.
  */
 export class WorkerIdAllocRepository {
   constructor(
@@ -68,8 +69,7 @@ export class WorkerIdAllocRepository {
       );
       return Number(result.insertId);
     } catch (err) {
-      const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (err as { code?: string }).code;
-      if (code === 'ER_DUP_ENTRY') {
+      if (isDuplicateEntry(err)) {
         return null;
       }
       throw err;
@@ -91,15 +91,15 @@ export class WorkerIdAllocRepository {
 
   /**
    * Departed rows with ids 1..maxId whose recorded time is at most `latest` (a taker would be
-   * refused past it), the oldest recorded time first (the least wait for a taker). `now` is this
-   * instance's clock (ms), `graceMs` how long a holder must have been silent.
+   * refused past it), the oldest recorded time first (the least wait for a taker). `graceMs`: how
+   * long a holder must have been silent.
    */
-  async departed(maxId: number, graceMs: number, now: number, latest: number, limit: number): Promise<number[]> {
+  async departed(maxId: number, graceMs: number, latest: number, limit: number): Promise<number[]> {
     const rows: Array<{ id: number | string }> = await this.query(
       `SELECT id FROM leaf_workerid_alloc
         WHERE id BETWEEN 1 AND ? AND COALESCE(max_timestamp, 0) <= ? AND ${DEPARTED}
         ORDER BY COALESCE(max_timestamp, 0), id LIMIT ${Number(limit)}`,
-      [maxId, latest, graceMs * 1000, now - graceMs],
+      [maxId, latest, graceMs * 1000],
     );
     return rows.map((r) => Number(r.id));
   }
@@ -107,15 +107,23 @@ export class WorkerIdAllocRepository {
   /**
    * Takes over a departed row for this ip:port in ONE conditional update (the departed test is
    * re-checked on the locked row), so two instances can never both take it. Keeps max_timestamp:
-   * the new holder starts after it.
+   * the new holder starts after it. `taken`; `gone`: no longer departed; `ip-port-in-use`: another
+   * row has this ip:port by now (another start with the same identity got one first).
    */
-  async takeOver(id: number, ip: string, port: number, owner: string, graceMs: number, now: number): Promise<boolean> {
-    const result: { affectedRows: number } = await this.query(
-      `UPDATE leaf_workerid_alloc SET ip_port = ?, ip = ?, port = ?, owner = ?, last_report = NOW(3)
-        WHERE id = ? AND ${DEPARTED}`,
-      [`${ip}:${port}`, ip, String(port), owner, id, graceMs * 1000, now - graceMs],
-    );
-    return Number(result.affectedRows) > 0;
+  async takeOver(id: number, ip: string, port: number, owner: string, graceMs: number): Promise<'taken' | 'gone' | 'ip-port-in-use'> {
+    try {
+      const result: { affectedRows: number } = await this.query(
+        `UPDATE leaf_workerid_alloc SET ip_port = ?, ip = ?, port = ?, owner = ?, last_report = NOW(3)
+          WHERE id = ? AND ${DEPARTED}`,
+        [`${ip}:${port}`, ip, String(port), owner, id, graceMs * 1000],
+      );
+      return Number(result.affectedRows) > 0 ? 'taken' : 'gone';
+    } catch (err) {
+      if (isDuplicateEntry(err)) {
+        return 'ip-port-in-use';
+      }
+      throw err;
+    }
   }
 
   /**
@@ -196,8 +204,14 @@ export class WorkerIdAllocRepository {
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private query<T = any>(sql: string, params: unknown[]): Promise<T> {
-    return within<T>(this.dataSource.query(sql, params), this.timeoutMs, 'MySQL (leaf_workerid_alloc)');
+    return withTimeout<T>(this.dataSource.query(sql, params), this.timeoutMs, 'MySQL (leaf_workerid_alloc)');
   }
+}
+
+/** A unique key violation (uk_ip_port): MySQL's ER_DUP_ENTRY, as mysql2 and TypeORM report it. */
+function isDuplicateEntry(err: unknown): boolean {
+  const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (err as { code?: string }).code;
+  return code === 'ER_DUP_ENTRY';
 }
 
 function toRow(raw: RawRow): WorkerIdAllocRow {

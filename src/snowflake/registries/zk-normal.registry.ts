@@ -117,6 +117,10 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     return { workerId: this.workerId, recordedUntil: recorded };
   }
 
+  get heldWorkerId(): number | null {
+    return this.lost ? null : this.workerId;
+  }
+
   assertServing(): void {
     if (this.lost) {
       throw this.lostError();

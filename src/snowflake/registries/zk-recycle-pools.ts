@@ -1,7 +1,7 @@
 import { ZookeeperClient, ZookeeperOp } from '../../infra/zookeeper/zookeeper-client';
-import { isNodeExists } from '../../infra/zookeeper/zookeeper-errors';
+import { isConflict, isNodeExists } from '../../infra/zookeeper/zookeeper-errors';
 import { MAX_WORKER_ID } from '../core/snowflake-layout';
-import { encodeNodeData } from './zk-node-data';
+import { decodeNodeData, encodeNodeData } from './zk-node-data';
 
 /** The paths of zk_recycle's two pools under `/snowflake/{name}/recycle`. */
 export class RecyclePaths {
@@ -59,6 +59,49 @@ export async function ensurePools(zk: ZookeeperClient, paths: RecyclePaths): Pro
   } catch (err) {
     if (!isNodeExists(err)) {
       throw err;
+    }
+  }
+}
+
+export interface ReclaimOptions {
+  /** An inuse id not reported for this long is returned to notuse. */
+  leaseMs: number;
+  now: number;
+  /** This instance's own id (never reclaimed by itself), or null. */
+  except: number | null;
+  log: (message: string) => void;
+}
+
+/**
+ * Returns inuse ids whose last report is older than the lease to notuse (one versioned multi
+ * each: a holder that reported meanwhile keeps its id), stamped with last report + lease: the old
+ * holder stopped issuing before that, and takers must be past it.
+ */
+export async function reclaimStale(zk: ZookeeperClient, paths: RecyclePaths, o: ReclaimOptions): Promise<void> {
+  for (const child of await zk.getChildren(paths.inuse)) {
+    const workerId = workerIdOf(child);
+    if (workerId === null || workerId === o.except) {
+      continue;
+    }
+    const node = await zk.getData(paths.inuseNode(workerId));
+    const data = node ? decodeNodeData(node.data) : null;
+    if (node === null || data === null || o.now - data.timestamp <= o.leaseMs) {
+      continue;
+    }
+    try {
+      await zk.multi([
+        { op: 'remove', path: paths.inuseNode(workerId), version: node.version },
+        {
+          op: 'create',
+          path: paths.notuseNode(workerId),
+          data: encodeNodeData({ ip: data.ip, port: data.port, timestamp: data.timestamp + o.leaseMs }),
+        },
+      ]);
+      o.log(`reclaimed worker id ${workerId} of ${data.ip}:${data.port} (no report for ${o.now - data.timestamp} ms)`);
+    } catch (err) {
+      if (!isConflict(err)) {
+        throw err;
+      }
     }
   }
 }

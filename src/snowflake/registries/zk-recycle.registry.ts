@@ -6,7 +6,7 @@ import { isConflict, isUnavailable } from '../../infra/zookeeper/zookeeper-error
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
 import { startRefused } from './start-refusal';
 import { decodeNodeData, encodeNodeData } from './zk-node-data';
-import { RecyclePaths, ensurePools, workerIdOf } from './zk-recycle-pools';
+import { RecyclePaths, ensurePools, reclaimStale, workerIdOf } from './zk-recycle-pools';
 
 export interface ZkRecycleRegistryOptions {
   zk: ZookeeperClient;
@@ -43,6 +43,8 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
   private held: Held | null = null;
   /** Time written by the last successful report; the lease counts from it. */
   private lastReported = 0;
+  /** The notuse stamp of the id held when it was taken: its earlier holders' IDs are at or below it. */
+  private floor = 0;
   private lost = false;
   /**
    * Set by a recovery: the fresh id is held but the caller still issues with the old one until
@@ -58,12 +60,13 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     return `zk_recycle at ${this.options.zk.address}`;
   }
 
-  /** A taken id's notuse stamp is already behind the clock (`take` checks): nothing to wait for. */
+  /** A taken id's notuse stamp is not ahead of the clock (`take` checks); it is the floor. */
   async register(now: number): Promise<Registration> {
     try {
       await ensurePools(this.options.zk, this.paths);
       await this.reclaimStale(now);
-      return { workerId: await this.take(now), recordedUntil: 0 };
+      const workerId = await this.take(now);
+      return { workerId, recordedUntil: this.floor };
     } catch (err) {
       if (isUnavailable(err)) {
         throw startRefused(`zk_recycle needs ZooKeeper to start: ${(err as Error).message}`);
@@ -107,7 +110,12 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     return {
       workerId: this.held.workerId,
       recordedUntil: this.lastReported + this.options.leaseMs - this.options.leaseMarginMs + 1,
+      floor: this.floor,
     };
+  }
+
+  get heldWorkerId(): number | null {
+    return this.lost || this.held === null ? null : this.held.workerId;
   }
 
   assertServing(now: number): void {
@@ -171,7 +179,8 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
       if (node === null) {
         continue;
       }
-      if (decodeNodeData(node.data).timestamp > now) {
+      const stamp = decodeNodeData(node.data).timestamp;
+      if (stamp > now) {
         ahead++;
         continue;
       }
@@ -192,6 +201,7 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
         continue; // reclaimed already: only possible with a clock far behind the others
       }
       this.held = { workerId, version: created.version, owner, czxid: created.czxid };
+      this.floor = stamp;
       this.lastReported = now;
       this.lost = false;
       this.logger.log(`took worker id ${workerId} from ${this.paths.notuse}`);
@@ -244,36 +254,14 @@ export class ZkRecycleRegistry implements WorkerIdRegistry {
     this.logger.warn(`recovered from a lost lease: worker id ${old.workerId} → ${fresh}`);
   }
 
-  /** Returns inuse ids whose last report is older than the lease to notuse. */
-  private async reclaimStale(now: number): Promise<void> {
-    const { zk, leaseMs } = this.options;
-    for (const child of await zk.getChildren(this.paths.inuse)) {
-      const workerId = workerIdOf(child);
-      if (workerId === null || workerId === this.held?.workerId) {
-        continue;
-      }
-      const node = await zk.getData(this.paths.inuseNode(workerId));
-      const data = node ? decodeNodeData(node.data) : null;
-      if (node === null || data === null || now - data.timestamp <= leaseMs) {
-        continue;
-      }
-      try {
-        await zk.multi([
-          { op: 'remove', path: this.paths.inuseNode(workerId), version: node.version },
-          {
-            op: 'create',
-            path: this.paths.notuseNode(workerId),
-            // The old holder stopped issuing before timestamp + lease: takers must be past it.
-            data: encodeNodeData({ ip: data.ip, port: data.port, timestamp: data.timestamp + leaseMs }),
-          },
-        ]);
-        this.logger.warn(`reclaimed worker id ${workerId} of ${data.ip}:${data.port} (no report for ${now - data.timestamp} ms)`);
-      } catch (err) {
-        if (!isConflict(err)) {
-          throw err;
-        }
-      }
-    }
+  /** Returns other instances' inuse ids whose last report is older than the lease to notuse. */
+  private reclaimStale(now: number): Promise<void> {
+    return reclaimStale(this.options.zk, this.paths, {
+      leaseMs: this.options.leaseMs,
+      now,
+      except: this.held?.workerId ?? null,
+      log: (message) => this.logger.warn(message),
+    });
   }
 
   private async giveBack(held: Held, maxTimestamp: number): Promise<void> {

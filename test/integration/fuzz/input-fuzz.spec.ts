@@ -147,7 +147,7 @@ function generate(rng: Rng): FuzzRequest {
     }
     default: {
       const method = rng.pick(METHODS);
-      const url = rng.pick([...PATH_TRICKS, '/health/live', '/health/ready', '/metrics', '/dashboard', '/api/snowflake/time']);
+      const url = rng.pick([...PATH_TRICKS, '/', '/?x=%zz', '/health/live', '/health/ready', '/metrics', '/dashboard', '/api/snowflake/time']);
       return { method, url, headers, payload: rng.next() < 0.3 ? body() : undefined };
     }
   }

@@ -1,12 +1,13 @@
 import { createConnection } from 'mysql2/promise';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { appSuite } from '../../support/app-suite';
-import { expectError, request, testMysqlOptions } from '../../support/test-env';
+import { BOUNDS_AT_DEFAULTS, expectError, request, testMysqlOptions } from '../../support/test-env';
 
 /**
- * Every database call of the number formats is bounded (NUMBER_DB_TIMEOUT_MS): an allocation stuck
- * behind a row lock answers 503, its connection is destroyed rather than returned to the pool with
- * the statement still on it, and the number it might have allocated is a gap.
+ * Every database call of the number formats is bounded, as every MySQL call (DB_QUERY_TIMEOUT_MS,
+ * infra/database/bounded-pool.ts): an allocation stuck behind a row lock answers 503, its
+ * connection is destroyed rather than returned to the pool with the statement still on it, and the
+ * number it might have allocated is a gap.
  */
 describe('formatted numbers: time-bounded database calls', () => {
   const suite = appSuite('numbounds');
@@ -15,7 +16,7 @@ describe('formatted numbers: time-bounded database calls', () => {
 
   beforeAll(async () => {
     // A pool of 2: stuck connections handed back to it would leave none for the next request.
-    app = await suite.start({ SNOWFLAKE_MODE: 'off', NUMBER_DB_TIMEOUT_MS: '300', DB_POOL_SIZE: '2' });
+    app = await suite.start({ ...BOUNDS_AT_DEFAULTS, SNOWFLAKE_MODE: 'off', DB_POOL_SIZE: '2' });
     for (const key of ['locked', 'free']) {
       expect((await request(app, 'POST', '/admin/numbers', { body: { key, pattern: `${key}-{seq:6}`, step: 1 } })).status).toBe(201);
     }

@@ -10,7 +10,7 @@ describe('formatted numbers: two instances under concurrent load', () => {
 
   beforeAll(async () => {
     // A generous bound: 2,000 requests in flight on a loaded 2-core machine are no frozen database.
-    const env = { SNOWFLAKE_MODE: 'off', NUMBER_DB_TIMEOUT_MS: '20000' };
+    const env = { SNOWFLAKE_MODE: 'off', DB_QUERY_TIMEOUT_MS: '20000' };
     a = await suite.start(env);
     b = await suite.start(env);
     const created = await request(a, 'POST', '/admin/numbers', {

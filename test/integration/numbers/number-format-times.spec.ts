@@ -15,7 +15,7 @@ describe('number formats: times written in UTC', () => {
 
   beforeAll(async () => {
     env = await createTestEnv('numtimes');
-    const config = env.config({ NUMBER_DB_TIMEOUT_MS: '20000' });
+    const config = env.config();
     dataSource = new DataSource({ ...typeormOptions(config.database), entities: [] });
     await dataSource.initialize();
     await dataSource.runMigrations();
@@ -23,7 +23,7 @@ describe('number formats: times written in UTC', () => {
     const pool = (dataSource.driver as unknown as { pool: { on(event: string, listener: (conn: { query(sql: string): void }) => void): void } }).pool;
     pool.on('connection', (conn) => conn.query("SET time_zone = '+08:00'"));
     await dataSource.query("SET time_zone = '+08:00'");
-    repo = new NumberFormatRepository(dataSource, config);
+    repo = new NumberFormatRepository(dataSource);
   });
 
   afterAll(async () => {

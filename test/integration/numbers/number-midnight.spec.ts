@@ -29,7 +29,7 @@ describe('formatted numbers across the database midnight', () => {
   let b: NestFastifyApplication;
 
   beforeAll(async () => {
-    const env = { NUMBER_DB_TIMEOUT_MS: '20000' };
+    const env = { DB_QUERY_TIMEOUT_MS: '20000' };
     a = await suite.start(env);
     b = await suite.start(env, { refillDelayMs: 0, clockOffsetMs: 5000 });
   });

@@ -17,7 +17,7 @@ describe('NumberSequenceRepository.allocate', () => {
 
   beforeAll(async () => {
     env = await createTestEnv('numseq');
-    const config = env.config({ NUMBER_DB_TIMEOUT_MS: '20000' });
+    const config = env.config();
     dataSource = new DataSource({ ...typeormOptions(config.database), entities: [] });
     await dataSource.initialize();
     await dataSource.runMigrations();
@@ -110,7 +110,7 @@ describe('NumberSequenceRepository.allocate', () => {
     const other = new DataSource({ ...typeormOptions(env.config().database), entities: [] });
     await other.initialize();
     try {
-      const repo2 = new NumberSequenceRepository(other, env.config({ NUMBER_DB_TIMEOUT_MS: '20000' }));
+      const repo2 = new NumberSequenceRepository(other, env.config());
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? repo : repo2).allocate('par', { wanted: 1 + (i % 3) * 5, exact: i % 4 === 0 })),
       );

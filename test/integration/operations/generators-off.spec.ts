@@ -34,6 +34,6 @@ describe('readiness, metrics and admin with segment and snowflake off', () => {
   it('answers GET /admin/snowflake with the mode off and no worker id', async () => {
     const res = await request(app, 'GET', '/admin/snowflake');
     expect(res.status).toBe(200);
-    expect(res.json()).toMatchObject({ mode: 'off', workerId: null, serving: false, lastReport: null });
+    expect(res.json()).toMatchObject({ mode: 'off', workerId: null, serving: false, lastReport: null, recordedUntil: null });
   });
 });

@@ -109,7 +109,7 @@ describe('the API document matches what the service answers', () => {
           // Only the admin create and patch routes read a body.
           expect({ route: `${method.toUpperCase()} ${path}`, hasBody }).toEqual({
             route: `${method.toUpperCase()} ${path}`,
-            hasBody: /^\/admin\/(apps|segment\/tags)(\/\{[^}]+\})?$/.test(path),
+            hasBody: /^\/admin\/(apps|segment\/tags|numbers)(\/\{[^}]+\})?$/.test(path),
           });
         }
       }
@@ -160,6 +160,26 @@ describe('the API document matches what the service answers', () => {
       release();
       await closing;
     }
+  });
+
+  it('documents the js-safe layout when it runs it: the decode range and the parts of an ID, and answers as it documents', async () => {
+    const jsSafe = await start({ SNOWFLAKE_LAYOUT: 'js-safe' });
+    const own = (await request(jsSafe, 'GET', '/docs-json', { token: null })).json<OpenApiDocument>();
+    const ownValidator = new OpenApiValidator(own);
+    const decode = own.paths['/api/snowflake/decode/{id}'].get;
+    expect(decode.parameters?.[0]).toMatchObject({ name: 'id', schema: { type: 'string', pattern: '^[0-9]{1,16}$' } });
+    expect(own.components.schemas.DecodedSnowflakeId).toMatchObject({ properties: { workerId: { maximum: 31 }, sequence: { maximum: 127 } } });
+    const id = await request(jsSafe, 'GET', '/api/snowflake/get/order');
+    expect({ status: id.status, belowTwoPow53: BigInt(id.body) < 1n << 53n }).toEqual({ status: 200, belowTwoPow53: true });
+    const decoded = await request(jsSafe, 'GET', `/api/snowflake/decode/${id.body}`);
+    expect(decoded.status).toBe(200);
+    expect(ownValidator.problems(decode.responses['200'].content?.['application/json']?.schema ?? {}, decoded.json())).toEqual([]);
+    const status = await request(jsSafe, 'GET', '/admin/snowflake');
+    expect(status.json()).toMatchObject({ layout: 'js-safe', maxWorkerId: 31, bits: { time: 41, workerId: 5, sequence: 7 } });
+    const statusSchema = own.paths['/admin/snowflake'].get.responses['200'].content?.['application/json']?.schema ?? {};
+    expect(ownValidator.problems(statusSchema, status.json())).toEqual([]);
+    // One past the layout's largest ID: the range the document gives is the one enforced.
+    expect((await request(jsSafe, 'GET', `/api/snowflake/decode/${1n << 53n}`)).status).toBe(400);
   });
 
   it('every response checked above fits the document: status, content type and body', () => {
@@ -248,6 +268,8 @@ describe('the API document matches what the service answers', () => {
       ['PATCH', '/admin/apps/3', { step: 10 }, 'PatchAppBody'],
       ['POST', '/admin/segment/tags', { tag: 'ranges', step: 10 }, 'CreateTagBody'],
       ['PATCH', '/admin/segment/tags/ranges', { step: 10 }, 'PatchTagBody'],
+      ['POST', '/admin/numbers', { key: 'ranges', pattern: 'R{seq:4}' }, 'CreateNumberFormatBody'],
+      ['PATCH', '/admin/numbers/ranges', { step: 10 }, 'PatchNumberFormatBody'],
     ];
     for (const [method, url, body, schemaName] of bodies) {
       const schema = doc.components.schemas[schemaName] as { properties: Record<string, { type?: string; minimum?: number; maximum?: number }> };

@@ -42,6 +42,15 @@ describe('the start: one line of its own, backends named when they do not answer
     expectNoStack(lines);
   });
 
+  it('names a snowflake layout other than Leaf\'s in that line', async () => {
+    const { lines, stream } = capture();
+    const app: NestFastifyApplication = await startService(suite.env.config({ LOG_LEVEL: 'log', SNOWFLAKE_LAYOUT: 'js-safe' }), { logDestination: stream });
+    suite.defer(() => app.close());
+    expect(lines.filter((l) => l.msg.startsWith('listening on')).map((l) => l.msg)).toEqual([
+      expect.stringMatching(/, snowflake mysql \(js-safe layout, worker \d+\);/),
+    ]);
+  });
+
   it.each([
     ['DATABASE_URL', /^MySQL at DATABASE_URL \(127\.0\.0\.1:PORT\/\w+\) refused the connection/],
     ['REDIS_URL', /^Redis at REDIS_URL \(127\.0\.0\.1:PORT\/0\) refused the connection/],

@@ -212,7 +212,7 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       } finally {
         await restarted.close();
       }
-      expect(await app.get(QueueConfigService).reloadAndCleanUp()).toEqual({ deletedLists: 0 });
+      expect(await app.get(QueueConfigService).reloadAndCleanUp()).toMatchObject({ deletedLists: 0 });
       expect(await listKeysOf(42)).toHaveLength(64);
       expect(await env.redis.llen(list(42, 0))).toBe(10);
     });
@@ -264,7 +264,7 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       expect(await maxIds('id_alloc', 9)).toHaveLength(64);
       const create = expectError(await request(app, 'POST', '/admin/apps', { body: { appId: 11, appName: 'eleven' } }), 500, -500);
       expect(create.message).toContain('run the migrations');
-      expect(await app.get(QueueConfigService).reloadAndCleanUp()).toEqual({ deletedLists: 0 });
+      expect(await app.get(QueueConfigService).reloadAndCleanUp()).toMatchObject({ deletedLists: 0 });
       expect(await listKeysOf(42)).toHaveLength(64);
     });
   });

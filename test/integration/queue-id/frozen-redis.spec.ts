@@ -1,4 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { QueueLists } from '../../../src/queue-id/core/queue-lists';
+import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
 import { appSuite } from '../../support/app-suite';
 import { pollUntil } from '../../support/poll';
 import { SeenIds } from '../../support/seen-ids';
@@ -82,6 +84,45 @@ describe('a frozen Redis (SIGSTOP)', () => {
       expect(res.status).toBe(200);
       ids.record(res);
     }
+    expect(ids.duplicates).toBe(0);
+  });
+
+  it('a get in its on-demand refill when Redis freezes (its list was empty) answers 503 within the bound too', async () => {
+    // App 6's lists are empty (no refill has run): every first get of a shard refills on demand.
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 6, appName: 'frozen-demand', step: 1000 } })).status).toBe(201);
+    const lists = app.get<QueueLists, RedisQueueLists>(QueueLists);
+    const pop = lists.pop.bind(lists);
+    const answered: number[] = [];
+    try {
+      for (const [path, gatePass] of [
+        ['/api/id/6?gatePass=carol', 'carol'],
+        ['/api/id/6?gatePass=dave&count=10', 'dave'],
+      ]) {
+        // Frozen right after the on-demand refill's own pop (under the shard's lock) answered
+        // "empty": the marker read, the claim, the push and the lock's release meet the frozen server.
+        lists.pop = async (appId, shardId, n) => {
+          const entries = await pop(appId, shardId, n);
+          redis.freeze();
+          return entries;
+        };
+        const { res, ms } = await timed(path);
+        expectError(res, 503, -109);
+        answered.push(ms);
+        lists.pop = pop;
+        redis.thaw();
+        // Served again once it resumed (the lock its attempt may have left is released again).
+        const served = await pollUntil(`${gatePass} to be served again`, async () => {
+          const r = (await timed(path)).res;
+          return r.status === 200 ? r : false;
+        }, { timeoutMs: 10_000, intervalMs: 100 });
+        ids.record(served);
+      }
+    } finally {
+      lists.pop = pop;
+      redis.thaw();
+    }
+    console.log(`[frozen redis, on demand] 503 answers in ${answered.join(', ')} ms`);
+    expect(Math.max(...answered)).toBeLessThan(BOUND_MS);
     expect(ids.duplicates).toBe(0);
   });
 });

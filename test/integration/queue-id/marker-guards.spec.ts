@@ -59,6 +59,25 @@ describe('push markers on every path that allocates', () => {
     expect(await maxId(8, lease.shard)).toBe(4000n);
   });
 
+  it('a lease raises the marker: after id_alloc is set back, a get and a lease hand out none of the IDs leased before', async () => {
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 12, appName: 'leased', step: 1000 } })).status).toBe(201);
+    const leased = await request(app, 'POST', '/api/id/12/lease?gatePass=alice&count=1000', { token: null });
+    expect(leased.status).toBe(200);
+    const first = leased.json<{ shard: number; from: string; to: string }>();
+    expect([first.from, first.to]).toEqual(['1', '1000']);
+    expect(await suite.env.redis.get(markerKey(12, first.shard))).toBe('1000');
+    // The restore: id_alloc back to 0. The list never held any of those IDs.
+    await suite.env.sql('UPDATE id_alloc SET max_id = 0 WHERE app_id = 12');
+    const got = await request(app, 'GET', '/api/id/12?gatePass=alice&count=10', { token: null });
+    expect(got.status).toBe(200);
+    const indexes = got.json<{ ids: string[] }>().ids.map((id) => BigInt(id) >> 14n);
+    expect(indexes.filter((i) => i <= 1000n)).toEqual([]);
+    await suite.env.sql('UPDATE id_alloc SET max_id = 0 WHERE app_id = 12');
+    const again = await request(app, 'POST', '/api/id/12/lease?gatePass=alice&count=1000', { token: null });
+    expect(again.status).toBe(200);
+    expect(BigInt(again.json<{ from: string }>().from)).toBeGreaterThan(1000n);
+  });
+
   it.each([
     ['above every index (2^49)', (1n << 49n).toString(), 9],
     ['not a number', 'garbage', 10],

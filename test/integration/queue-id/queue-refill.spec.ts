@@ -171,6 +171,29 @@ describe('queue refill, cleanup and max_limit_id', () => {
     }
   });
 
+  it('a limit left stored below id_alloc\'s (a raise whose Redis step failed): repeating the PATCH fixes it, and so does the reload', async () => {
+    const limit = composeQueueId(500n, 63, 15);
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 15, appName: 'stale', step: 50, maxLimitId: limit.toString() } })).status).toBe(201);
+    const gp = gatePassForShard(0);
+    expect((await request(app, 'GET', `/api/id/15?gatePass=${gp}&count=50`, { token: null })).status).toBe(200);
+    const limitKey = `{${listKey(15, 0)}}:limit`;
+    // What a lowering to index 40 and a raise back whose Redis step failed leave behind.
+    await env.redis.set(limitKey, '40', 'PX', 600_000);
+    const maxId = async (): Promise<string> =>
+      ((await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 15 AND shard_id = 0')) as Array<{ max_id: string }>)[0].max_id;
+    expectError(await request(app, 'GET', `/api/id/15?gatePass=${gp}`, { token: null }), 503, -4);
+    // One allocation for that request, not one per attempt (each a gap).
+    expect(await maxId()).toBe('100');
+    // The operator repeats the PATCH that raised the limit (id_alloc has it already).
+    expect((await request(app, 'PATCH', '/admin/apps/15', { body: { maxLimitId: limit.toString() } })).status).toBe(200);
+    expect(await env.redis.get(limitKey)).toBe('500');
+    expect((await request(app, 'GET', `/api/id/15?gatePass=${gp}`, { token: null })).status).toBe(200);
+    // Left stored again, 20 s ago: the reload's cleanup deletes it.
+    await env.redis.set(limitKey, '40', 'PX', 580_000);
+    expect(await app.get(QueueConfigService).reloadAndCleanUp()).toMatchObject({ droppedLimits: 1 });
+    expect(await env.redis.exists(limitKey)).toBe(0);
+  });
+
   it('lowering max_limit_id drops queued indexes above it', async () => {
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 13, appName: 'low', step: 1000 } })).status).toBe(201);
     const gp = gatePassForShard(0);

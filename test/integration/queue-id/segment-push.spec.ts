@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import Redis, { Cluster } from 'ioredis';
+import { readPushMarker } from '../../../src/queue-id/core/push-marker';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
 import { CLAIM_LUA, PUSH_CHUNK, claimRange, pushClaimed, pushRange } from '../../../src/queue-id/segment-push';
 import { OwnRedisCluster, OwnRedisServer } from '../../support/redis-server';
@@ -84,6 +85,33 @@ describe('pushRange (claim, then push at most once)', () => {
     expect(await pushRange(redis, list(3), mark(3), 1n, 5n)).toEqual({ pushed: 0, invalidMark: raw });
     expect(await redis.exists(list(3))).toBe(0);
     expect(await redis.get(mark(3))).toBe(raw);
+  });
+
+  it('reads a marker exactly as core/push-marker.ts does: an index for one, "not an index" for the other', async () => {
+    const raws = [
+      '5',
+      '-1',
+      '0000000000000005', // 16 digits
+      '-0000000000000005',
+      '00000000000000005', // 17 digits: not an index for either
+      '562949953421311', // the highest index
+      '562949953421312',
+      '9999999999999999',
+      '1e3',
+      '+5',
+      ' 5',
+      '5 ',
+      '',
+      '0x10',
+    ];
+    const verdicts: Array<{ raw: string; lua: boolean; ts: boolean }> = [];
+    for (const raw of raws) {
+      await redis.set(mark(9), raw);
+      const claim = await claimRange(redis, list(9), mark(9), 562949953421311n, 562949953421311n);
+      verdicts.push({ raw, lua: 'invalid' in claim, ts: readPushMarker(raw).kind === 'invalid' });
+    }
+    expect(verdicts.filter((v) => v.lua !== v.ts)).toEqual([]);
+    expect(verdicts.find((v) => v.raw === '00000000000000005')).toMatchObject({ lua: true });
   });
 });
 

@@ -1,7 +1,13 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DataSource } from 'typeorm';
+import { ErrorKind } from '../../../src/common/id-gen.error';
+import { systemClock } from '../../../src/snowflake/core/clock';
+import { MysqlRegistry } from '../../../src/snowflake/registries/mysql.registry';
+import { WorkerIdAllocRepository, WorkerIdAllocRow } from '../../../src/snowflake/registries/worker-id-alloc.repository';
 import { DEFAULT_TWEPOCH } from '../../../src/config/snowflake-config';
 import { JS_SAFE_LAYOUT, decodeId } from '../../../src/snowflake/core/snowflake-layout';
-import { TestEnv, createTestEnv, startApp } from '../../support/test-env';
+import { pollUntil } from '../../support/poll';
+import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 import { QUIET_ENV, getIds, startRefusal } from './snowflake-harness';
 
 interface Row {
@@ -53,14 +59,17 @@ describe('snowflake mysql mode recycles the rows of departed instances', () => {
     }
   }
 
+  /** An app with snowflake off: it migrated the database; its DataSource serves registries built here. */
+  let host: NestFastifyApplication;
+
   beforeAll(async () => {
     env = await createTestEnv('sf_recycle');
     // Migrates the database (the table exists before the seeds).
-    const app = await startApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
-    await app.close();
+    host = await startApp(env.config({ ...QUIET_ENV, SNOWFLAKE_MODE: 'off' }));
   });
 
   afterAll(async () => {
+    await host?.close();
     await env.cleanup();
   });
 
@@ -129,19 +138,96 @@ describe('snowflake mysql mode recycles the rows of departed instances', () => {
     }
   });
 
-  it('does not take a row whose holder still reports, nor one reported by a Leaf fork instance within the grace period', async () => {
+  it('does not take a row whose holder still reports, nor a row shardleaf never claimed (a Leaf fork instance’s), however old its max_timestamp', async () => {
     // Row 1: owned, reported a second ago (live). Row 2: never claimed by shardleaf (no owner, no
-    // last_report) but its max_timestamp is recent: a Leaf fork instance sharing the table.
+    // last_report), its max_timestamp an hour old: a Leaf fork instance sharing the table reports
+    // only max_timestamp, and only by its own clock; it may be alive and issuing.
     await seed(0, () => false, () => 0);
     await env.sql(
       `INSERT INTO leaf_workerid_alloc (id, ip_port, ip, port, max_timestamp, owner, last_report) VALUES
         (1, '10.9.0.1:8080', '10.9.0.1', '8080', ?, 'live', NOW(3) - INTERVAL 1 SECOND),
         (2, '10.9.0.2:8080', '10.9.0.2', '8080', ?, NULL, NULL)`,
-      [Date.now(), Date.now()],
+      [Date.now(), Date.now() - 3_600_000],
     );
     const app = await startApp(config(9301));
     try {
       expect(decodeId((await getIds(app, 1))[0], DEFAULT_TWEPOCH).workerId).toBeGreaterThan(2);
+      expect((await rows()).find((r) => r.id === 2)).toMatchObject({ ip_port: '10.9.0.2:8080', owner: null });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a start whose ip:port gets a row from another start while it takes over a departed one is refused as a second instance of that identity', async () => {
+    await seed(3, () => false, () => Date.now() - 60_000);
+    // The other start of 127.0.0.1:9501 got row 10 right after this one looked for its own row.
+    await env.sql(
+      "INSERT INTO leaf_workerid_alloc (id, ip_port, ip, port, max_timestamp, owner, last_report) VALUES (10, '127.0.0.1:9501', '127.0.0.1', '9501', NULL, 'other-start', NOW(3))",
+    );
+    class LookedBeforeTheOtherStart extends WorkerIdAllocRepository {
+      override async findByIpPort(): Promise<WorkerIdAllocRow | null> {
+        return null;
+      }
+    }
+    const registry = new MysqlRegistry({
+      ip: '127.0.0.1',
+      port: 9501,
+      repository: new LookedBeforeTheOtherStart(host.get(DataSource), 2000),
+      livenessMs: 600,
+      startAllowanceMs: 1000,
+      clock: systemClock,
+      maxWorkerId: 1023,
+      recycleAfterMs: 1200,
+    });
+    const refusal = await registry.register(Date.now()).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refusal).toMatchObject({ kind: ErrorKind.SnowflakeStartRefused });
+    expect(String(refusal)).toMatch(/another live instance reported as 127\.0\.0\.1:9501/);
+    expect((await rows()).filter((r) => r.ip_port === '127.0.0.1:9501').map((r) => r.id)).toEqual([10]);
+  });
+
+  it('an instance whose row was taken over (after a long stall) refuses, then registers a row again and serves with it', async () => {
+    // js-safe (rows 1..31): every row but 1 is live, so that no other row is free at first.
+    await seed(31, (id) => id !== 1, () => Date.now() - 60_000);
+    const app = await startApp(
+      config(9601, { SNOWFLAKE_LAYOUT: 'js-safe', SNOWFLAKE_REPORT_INTERVAL_MS: '200', SNOWFLAKE_RECORD_AHEAD_MS: '1000' }),
+    );
+    const workerIdOf = (id: bigint) => decodeId(id, DEFAULT_TWEPOCH, JS_SAFE_LAYOUT);
+    try {
+      expect(workerIdOf((await getIds(app, 10))[0]).workerId).toBe(1);
+      // Another ip:port took row 1 (it looked departed while this instance could not reach MySQL)
+      // and reports from now on.
+      await env.sql(
+        `UPDATE leaf_workerid_alloc SET ip_port = '10.7.0.1:8080', ip = '10.7.0.1', port = '8080', owner = 'taker',
+            last_report = NOW(3) + INTERVAL 1 HOUR WHERE id = 1`,
+      );
+      const takenAt = Date.now();
+      const refused = await pollUntil('IDs to be refused', async () => {
+        const res = await request(app, 'GET', '/api/snowflake/get/x');
+        return res.status === 503 && res.json<{ code: number }>();
+      }, { intervalMs: 50 });
+      expect(refused).toMatchObject({ code: -213 });
+      // No row is free: it stays refused (a new row would be 32, outside 1..31). One is freed,
+      // recorded a little ahead of the clock.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect((await request(app, 'GET', '/api/snowflake/get/x')).status).toBe(503);
+      const freedUntil = Date.now() + 800;
+      await env.sql('UPDATE leaf_workerid_alloc SET owner = NULL, last_report = NOW(3) - INTERVAL 1 HOUR, max_timestamp = ? WHERE id = 17', [
+        freedUntil,
+      ]);
+      await pollUntil('IDs again', async () => (await request(app, 'GET', '/api/snowflake/get/x')).status === 200, {
+        timeoutMs: 15_000,
+        intervalMs: 100,
+      });
+      const again = (await getIds(app, 1000)).map(workerIdOf);
+      expect(new Set(again.map((d) => d.workerId))).toEqual(new Set([17]));
+      expect(Math.min(...again.map((d) => d.timestamp))).toBeGreaterThan(Math.max(freedUntil, takenAt));
+      const all = await rows();
+      expect(all.find((r) => r.id === 1)).toMatchObject({ ip_port: '10.7.0.1:8080', owner: 'taker' });
+      expect(all.find((r) => r.id === 17)).toMatchObject({ ip_port: '127.0.0.1:9601' });
+      expect(all.every((r) => r.id <= 31)).toBe(true);
     } finally {
       await app.close();
     }

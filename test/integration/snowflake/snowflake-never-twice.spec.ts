@@ -155,7 +155,7 @@ describe('snowflake: never twice across identities and restarts', () => {
     it('issues no ID twice', async () => {
       const cfg = config(mode, port);
       const make = (clock: Clock): SnowflakeService => {
-        const registry = (createRegistry as (...args: unknown[]) => WorkerIdRegistry | null)(cfg.snowflake, cfg.redis, dataSource, clock);
+        const registry = (createRegistry as (...args: unknown[]) => WorkerIdRegistry | null)(cfg.snowflake, cfg.redis, cfg.queue, dataSource, clock);
         return new SnowflakeService(cfg, registry, clock, noPeerCheck, new SnowflakeReports());
       };
       const clock1 = shiftedClock(0);

@@ -156,6 +156,10 @@ describe('snowflake redis mode (worker ids leased from Redis)', () => {
     });
     expect(text).toContain(`shardleaf_snowflake_worker_id{mode="redis"} ${workerId}`);
     expect(text).toContain('shardleaf_snowflake_serving{mode="redis"} 1');
+    // The time recorded with the last renewal (now + TTL), below which IDs are issued.
+    const status = (await request(a, 'GET', '/admin/snowflake')).json<{ workerId: number; recordedUntil: string }>();
+    expect(status.workerId).toBe(workerId);
+    expect(Date.parse(status.recordedUntil)).toBeGreaterThan(Date.now());
     await stop(a);
   });
 });

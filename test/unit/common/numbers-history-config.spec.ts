@@ -4,42 +4,24 @@ import { expectConfigError } from '../../support/config-assert';
 describe('loadConfig: number formats and the allocation history', () => {
   it('defaults', () => {
     const config = loadConfig({});
-    expect(config.numbers).toEqual({
-      dbTimeoutMs: 1000,
-      clockMarginMs: 1000,
-      clockTrustMs: 60_000,
-      boundaryWindowMs: 5000,
-      timeZone: '+00:00',
-      maxBatch: 1000,
-    });
-    expect(config.idHistory).toEqual({ retentionDays: 90, pruneCron: '20 17 * * * *', dbTimeoutMs: 1000 });
+    expect(config.numbers).toEqual({ clockMarginMs: 1000, clockTrustMs: 60_000, boundaryWindowMs: 5000, timeZone: '+00:00', maxBatch: 1000 });
+    expect(config.idHistory).toEqual({ retentionDays: 90, pruneCron: '20 17 * * * *' });
   });
 
   it('reads every variable', () => {
     const config = loadConfig({
-      NUMBER_DB_TIMEOUT_MS: '250',
       NUMBER_CLOCK_MARGIN_MS: '7',
       NUMBER_CLOCK_TRUST_MS: '5000',
       NUMBER_BOUNDARY_WINDOW_MS: '0',
       NUMBER_TIME_ZONE: '-05:30',
       ID_HISTORY_RETENTION_DAYS: '365',
       ID_HISTORY_PRUNE_CRON: 'off',
-      ID_HISTORY_DB_TIMEOUT_MS: '2000',
     });
-    expect(config.numbers).toEqual({
-      dbTimeoutMs: 250,
-      clockMarginMs: 7,
-      clockTrustMs: 5000,
-      boundaryWindowMs: 0,
-      timeZone: '-05:30',
-      maxBatch: 1000,
-    });
-    expect(config.idHistory).toEqual({ retentionDays: 365, pruneCron: null, dbTimeoutMs: 2000 });
+    expect(config.numbers).toEqual({ clockMarginMs: 7, clockTrustMs: 5000, boundaryWindowMs: 0, timeZone: '-05:30', maxBatch: 1000 });
+    expect(config.idHistory).toEqual({ retentionDays: 365, pruneCron: null });
   });
 
   it.each([
-    ['NUMBER_DB_TIMEOUT_MS', '0'],
-    ['NUMBER_DB_TIMEOUT_MS', 'x'],
     ['NUMBER_CLOCK_MARGIN_MS', '-1'],
     ['NUMBER_CLOCK_TRUST_MS', '999'],
     ['NUMBER_BOUNDARY_WINDOW_MS', '1.5'],
@@ -52,7 +34,6 @@ describe('loadConfig: number formats and the allocation history', () => {
     ['ID_HISTORY_RETENTION_DAYS', '0'],
     ['ID_HISTORY_RETENTION_DAYS', '36501'],
     ['ID_HISTORY_PRUNE_CRON', 'hourly'],
-    ['ID_HISTORY_DB_TIMEOUT_MS', '10'],
   ])('refuses %s=%j with a ConfigError naming the variable', (name, value) => {
     expectConfigError(name, value);
   });

@@ -18,9 +18,11 @@ describe('reliability settings', () => {
 
   it('bound every backend call by default so that a caller gets an answer in about a second', () => {
     const c = loadConfig({});
-    expect(c.redis.commandTimeoutMs).toBe(500);
+    expect(c.redis.commandTimeoutMs).toBe(1000);
     expect(c.database.queryTimeoutMs).toBe(1000);
     expect(c.queue.demandLockWaitMs).toBe(250);
+    // A lock left standing by an attempt that timed out blocks its shard's refills this long at most.
+    expect(c.queue.lockTtlMs).toBe(10_000);
     // Under podman's 10 s and Kubernetes' 30 s.
     expect(c.shutdownTimeoutMs).toBe(8000);
   });
@@ -38,9 +40,10 @@ describe('reliability settings', () => {
     ]);
   });
 
-  it('refuse a WAIT timeout that the Redis command timeout would cut', () => {
-    expectConfigError('REDIS_WAIT_TIMEOUT_MS', '500');
-    expect(() => loadConfig({ REDIS_WAIT_TIMEOUT_MS: '900', REDIS_COMMAND_TIMEOUT_MS: '1000' })).not.toThrow();
+  it('refuse a WAIT timeout above half the Redis command timeout (the commands behind a WAIT wait for it)', () => {
+    expectConfigError('REDIS_WAIT_TIMEOUT_MS', '501');
+    expect(() => loadConfig({ REDIS_WAIT_TIMEOUT_MS: '251', REDIS_COMMAND_TIMEOUT_MS: '500' })).toThrow(/REDIS_WAIT_TIMEOUT_MS/);
+    expect(() => loadConfig({ REDIS_WAIT_TIMEOUT_MS: '500', REDIS_COMMAND_TIMEOUT_MS: '1000' })).not.toThrow();
   });
 
   it('never read the test hooks: the configuration has no place for them', () => {
@@ -57,6 +60,8 @@ describe('reliability settings', () => {
     ['DB_QUERY_TIMEOUT_MS', '0'],
     ['QUEUE_DEMAND_LOCK_WAIT_MS', '-1'],
     ['SHUTDOWN_TIMEOUT_MS', '100'],
+    // SIGTERM must end the process within 10 s.
+    ['SHUTDOWN_TIMEOUT_MS', '9501'],
   ])('refuses %s=%j with a ConfigError naming the variable', (name, value) => {
     expectConfigError(name, value);
   });

@@ -97,25 +97,53 @@ describe('AdminAppsService (in-memory lists and id_alloc)', () => {
     await expect(admin.remove(APP)).rejects.toThrow();
     lists.fail = null;
     lists.append(99, 0, '1'); // another deployment's list under the same prefix
-    expect(await queueConfig.reloadAndCleanUp()).toEqual({ deletedLists: 1 });
+    expect(await queueConfig.reloadAndCleanUp()).toMatchObject({ deletedLists: 1 });
     expect(lists.entries(APP, SHARD)).toEqual([]);
     expect(lists.entries(99, 0)).toEqual(['1']);
   });
 
-  it('a lowered max_limit_id deletes the queued lists; a raised one keeps them', async () => {
+  it('a lowered max_limit_id deletes the lists that may hold indexes above it; a raised one keeps them', async () => {
     const { admin, app, take, lists } = setUp();
     await admin.create(app());
     await take();
-    // No limit → a limit counts as lowering it.
+    // No limit → a limit counts as lowering it. Nothing above it went through the list (marker 10).
     await admin.update(APP, { maxLimitId: composeQueueId(100n, SHARD, APP) });
-    expect(lists.entries(APP, SHARD)).toEqual([]);
-    expect(await take()).toEqual([11n]);
+    expect(lists.indexes(APP, SHARD)).toEqual(span(2, 10));
+    expect(lists.storedLimit(APP, SHARD)).toBe(100n);
     await admin.update(APP, { maxLimitId: composeQueueId(200n, SHARD, APP) });
-    expect(lists.indexes(APP, SHARD)).toEqual(span(12, 20));
-    await admin.update(APP, { maxLimitId: composeQueueId(15n, SHARD, APP) });
+    expect(lists.storedLimit(APP, SHARD)).toBeUndefined();
+    expect(lists.indexes(APP, SHARD)).toEqual(span(2, 10));
+    // Below what the list may hold: the list goes (a gap).
+    await admin.update(APP, { maxLimitId: composeQueueId(5n, SHARD, APP) });
     expect(lists.entries(APP, SHARD)).toEqual([]);
     await admin.update(APP, { appName: 'renamed' });
     expect((await admin.get(APP)).appName).toBe('renamed');
+  });
+
+  it('a max_limit_id PATCH repeated after its Redis step failed applies it; a repeated raise changes nothing', async () => {
+    const { admin, app, take, lists } = setUp();
+    await admin.create(app());
+    expect(await take()).toEqual([1n]);
+    lists.fail = new Error('Redis at 127.0.0.1:6379 did not answer within 500 ms: the command may or may not have run');
+    await expect(admin.update(APP, { maxLimitId: composeQueueId(5n, SHARD, APP) })).rejects.toThrow(/did not answer/);
+    lists.fail = null;
+    // id_alloc has the new limit, Redis does not: the list still holds 2..10, above it from 6.
+    expect(lists.storedLimit(APP, SHARD)).toBeUndefined();
+    await admin.update(APP, { maxLimitId: composeQueueId(5n, SHARD, APP) });
+    expect(lists.storedLimit(APP, SHARD)).toBe(5n);
+    expect(lists.entries(APP, SHARD)).toEqual([]);
+    // Set again (the same limit stored): nothing more is deleted.
+    lists.append(APP, SHARD, '4');
+    await admin.update(APP, { maxLimitId: composeQueueId(5n, SHARD, APP) });
+    expect(lists.entries(APP, SHARD)).toEqual(['4']);
+    // A raise whose Redis step failed leaves the lower limit stored; repeated, it goes.
+    lists.fail = new Error('connect ECONNREFUSED');
+    await expect(admin.update(APP, { maxLimitId: composeQueueId(1000n, SHARD, APP) })).rejects.toThrow(/ECONNREFUSED/);
+    lists.fail = null;
+    expect(lists.storedLimit(APP, SHARD)).toBe(5n);
+    await admin.update(APP, { maxLimitId: composeQueueId(1000n, SHARD, APP) });
+    expect(lists.storedLimit(APP, SHARD)).toBe(1000n);
+    expect(lists.entries(APP, SHARD)).toEqual(['4']);
   });
 
   it('refills every shard with one more segment, whatever its length', async () => {

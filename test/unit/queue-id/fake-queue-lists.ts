@@ -8,6 +8,7 @@ import {
   QueueLists,
   RetiredList,
   SegmentPushOutcome,
+  StoredLimit,
 } from '../../../src/queue-id/core/queue-lists';
 
 interface Gate {
@@ -43,6 +44,9 @@ export class FakeQueueLists implements QueueLists {
   private readonly rawMarks = new Map<string, string>();
   /** Stored limits (applyLimits): the highest index a push may reach (no expiry here). */
   private readonly limits = new Map<string, bigint>();
+  /** When each limit was stored, as a count of stores: a later store "has more TTL left". */
+  private readonly limitStores = new Map<string, number>();
+  private stores = 0;
   confirmsPops = false;
   /** Confirmed pops are not confirmed by the replicas: their entries are dropped, QUEUE_NOT_REPLICATED. */
   unconfirmed = false;
@@ -109,6 +113,17 @@ export class FakeQueueLists implements QueueLists {
     this.check();
     const key = shardKey(appId, shardId);
     return this.rawMarks.get(key) ?? this.marks.get(key)?.toString() ?? null;
+  }
+
+  async raiseMarker(appId: number, shardId: number, to: bigint): Promise<string | null> {
+    this.check();
+    const key = shardKey(appId, shardId);
+    const before = this.rawMarks.get(key) ?? this.marks.get(key)?.toString() ?? null;
+    const mark = this.marks.get(key);
+    if (!this.rawMarks.has(key) && (mark === undefined || mark < to)) {
+      this.marks.set(key, to);
+    }
+    return before;
   }
 
   holdPushes(): void {
@@ -240,12 +255,48 @@ export class FakeQueueLists implements QueueLists {
       const key = shardKey(appId, shardId);
       if (maxIndex === null) {
         this.limits.delete(key);
-      } else {
-        this.limits.set(key, maxIndex);
+        continue;
+      }
+      const again = this.limits.get(key) === maxIndex;
+      this.limits.set(key, maxIndex);
+      this.limitStores.set(key, ++this.stores);
+      const mark = this.marks.get(key);
+      if (!again && (this.rawMarks.has(key) || mark === undefined || mark > maxIndex)) {
         deleted += this.delete(key);
       }
     }
     return deleted;
+  }
+
+  /** Stores a limit directly (as a PATCH whose raise then failed in Redis would leave it). */
+  setStoredLimit(appId: number, shardId: number, maxIndex: bigint): void {
+    const key = shardKey(appId, shardId);
+    this.limits.set(key, maxIndex);
+    this.limitStores.set(key, ++this.stores);
+  }
+
+  storedLimit(appId: number, shardId: number): bigint | undefined {
+    return this.limits.get(shardKey(appId, shardId));
+  }
+
+  async storedLimits(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<Array<StoredLimit | null>> {
+    this.check();
+    return shards.map((s) => {
+      const key = shardKey(s.appId, s.shardId);
+      const maxIndex = this.limits.get(key);
+      return maxIndex === undefined ? null : { maxIndex, ttlLeftMs: this.limitStores.get(key) ?? 0 };
+    });
+  }
+
+  /** Exact here: a store since the read (a later count) is kept, whatever `readAgoMs`. */
+  async dropStoredLimit(appId: number, shardId: number, seen: StoredLimit, _readAgoMs: number): Promise<boolean> {
+    this.check();
+    const key = shardKey(appId, shardId);
+    if (this.limits.get(key) !== seen.maxIndex || (this.limitStores.get(key) ?? 0) > seen.ttlLeftMs) {
+      return false;
+    }
+    this.limits.delete(key);
+    return true;
   }
 
   async deleteLists(appId: number, shardIds: Iterable<number>): Promise<number> {

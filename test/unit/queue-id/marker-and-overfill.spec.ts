@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { LeaseMonitor } from '../../../src/lease/lease-monitor';
-import { MAX_INDEX } from '../../../src/queue-id/core/queue-id-layout';
+import { MAX_INDEX, composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueLeaseService } from '../../../src/queue-id/queue-lease.service';
 import { errorKindOf, gatePassFor, indexesOf, queueFixture, span } from './queue-fixture';
@@ -58,6 +58,34 @@ describe('the push marker on every path that allocates, and the over-fill under 
     expect(await f.lists.length(APP, SHARD)).toBeLessThan(10);
   });
 
+  it('a stored limit left below id_alloc\'s (a raise whose Redis step failed): one allocation per request, not four; the reload deletes it', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10);
+    f.lists.setStoredLimit(APP, SHARD, 5n);
+    expect(await errorKindOf(f.service.get(APP, gatePass, 1))).toBe(ErrorKind.QueueEmpty);
+    expect(f.repo.allocations).toHaveLength(1);
+    expect(await f.refill.refillShard(APP, SHARD, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })).toEqual({ status: 'refused', pushed: 0 });
+    expect(f.repo.allocations).toHaveLength(2);
+    expect(await f.queueConfig.reloadAndCleanUp()).toEqual({ deletedLists: 0, droppedLimits: 1 });
+    expect(indexesOf(await f.service.get(APP, gatePass, 1), APP, SHARD)).toEqual([21n]);
+  });
+
+  it('the reload leaves a stored limit that id_alloc has, and one stored again after it was read', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 10, composeQueueId(50n, 63, APP));
+    f.lists.setStoredLimit(APP, SHARD, 50n);
+    f.lists.setStoredLimit(APP, 6, 40n);
+    // A PATCH stores the shard's limit again between the cleanup's read and its delete.
+    const storedLimits = f.lists.storedLimits.bind(f.lists);
+    f.lists.storedLimits = async (shards) => {
+      const read = await storedLimits(shards);
+      f.lists.setStoredLimit(APP, 6, 40n);
+      return read;
+    };
+    expect(await f.queueConfig.reloadAndCleanUp()).toEqual({ deletedLists: 0, droppedLimits: 0 });
+    expect([f.lists.storedLimit(APP, SHARD), f.lists.storedLimit(APP, 6)]).toEqual([50n, 40n]);
+  });
+
   describe('leases', () => {
     function leases(f: ReturnType<typeof queueFixture>): QueueLeaseService {
       return new QueueLeaseService(f.repo as unknown as IdAllocRepository, new LeaseMonitor(), f.lists, f.keys, f.monitor);
@@ -87,6 +115,52 @@ describe('the push marker on every path that allocates, and the over-fill under 
       f.lists.setRawMarker(APP, SHARD, 'not-ours');
       expect(await errorKindOf(leases(f).lease(APP, gatePass, 50))).toBe(ErrorKind.QueueMarkerInvalid);
       expect(f.repo.allocations).toHaveLength(0);
+    });
+
+    it('a refill of a newer segment between the lease\'s allocation and its marker check does not refuse the lease', async () => {
+      const f = queueFixture();
+      await f.addApp(APP, 10);
+      // Right after the lease's allocation, another request refills the list with the next segment.
+      const allocate = f.repo.allocate.bind(f.repo);
+      let refilling = false;
+      f.repo.allocate = async (appId, shardId, minWanted) => {
+        const result = await allocate(appId, shardId, minWanted);
+        if (!refilling) {
+          refilling = true;
+          expect(indexesOf(await f.service.get(APP, gatePass, 1), APP, SHARD)).toEqual([51n]);
+        }
+        return result;
+      };
+      const refusals: string[] = [];
+      f.monitor.subscribeRefusals((r) => refusals.push(r));
+      expect(await leases(f).lease(APP, gatePass, 50)).toMatchObject({ from: 1n, to: 50n });
+      expect(refusals).toEqual([]);
+      expect(f.repo.allocations.map((a) => [a.from, a.to])).toEqual([
+        [1n, 50n],
+        [51n, 60n],
+      ]);
+    });
+
+    it('a lease raises the marker over its range: after id_alloc is set back, neither a get nor a lease hands it out again', async () => {
+      const f = queueFixture();
+      await f.addApp(APP, 10);
+      expect(await leases(f).lease(APP, gatePass, 50)).toMatchObject({ from: 1n, to: 50n });
+      f.repo.setMaxId(APP, SHARD, 0n);
+      const served = indexesOf(await f.service.get(APP, gatePass, 5), APP, SHARD);
+      expect(served.every((i) => i > 50n)).toBe(true);
+      f.repo.setMaxId(APP, SHARD, 0n);
+      const again = await leases(f).lease(APP, gatePass, 20);
+      expect(again.from).toBeGreaterThan(50n);
+    });
+
+    it('a lease whose marker cannot be raised (Redis failed) is refused: its range is a gap, never handed out', async () => {
+      const f = queueFixture();
+      await f.addApp(APP, 10);
+      f.lists.raiseMarker = async () => {
+        throw new Error('Redis at 127.0.0.1:6379 did not answer within 500 ms: the command may or may not have run');
+      };
+      await expect(leases(f).lease(APP, gatePass, 50)).rejects.toThrow(/did not answer/);
+      expect(f.repo.allocations.map((a) => [a.from, a.to])).toEqual([[1n, 50n]]);
     });
 
     it('with no marker (nothing went through the list) a lease is granted as before', async () => {

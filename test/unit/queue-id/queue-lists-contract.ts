@@ -1,4 +1,4 @@
-import { QueueLists } from '../../../src/queue-id/core/queue-lists';
+import { QueueLists, StoredLimit } from '../../../src/queue-id/core/queue-lists';
 
 const text = (entries: readonly Uint8Array[]): string[] => entries.map((e) => Buffer.from(e).toString('latin1'));
 
@@ -100,9 +100,10 @@ export function queueListsContract(make: () => ContractLists): void {
 
   it('a lowered limit deletes the list and refuses every push reaching above it; raised, pushes go on; a retire forgets it', async () => {
     await lists.pushSegment(1, 13, 1n, 5n);
-    expect(await lists.applyLimits(1, [{ shardId: 13, maxIndex: 8n }, { shardId: 14, maxIndex: 8n }])).toBe(1);
+    expect(await lists.applyLimits(1, [{ shardId: 13, maxIndex: 4n }, { shardId: 14, maxIndex: 4n }])).toBe(1);
     expect(await lists.length(1, 13)).toBe(0);
-    expect(await lists.pushSegment(1, 13, 6n, 10n)).toEqual({ pushed: 0, limitedAt: 8n });
+    expect(await lists.pushSegment(1, 13, 6n, 10n)).toEqual({ pushed: 0, limitedAt: 4n });
+    expect(await lists.applyLimits(1, [{ shardId: 13, maxIndex: 8n }])).toBe(0);
     // Refused before the marker moves: a segment within the limit still goes.
     expect(await lists.pushSegment(1, 13, 6n, 8n)).toEqual({ pushed: 3 });
     expect(await lists.applyLimits(1, [{ shardId: 13, maxIndex: null }])).toBe(0);
@@ -110,6 +111,55 @@ export function queueListsContract(make: () => ContractLists): void {
     expect(await lists.pushSegment(1, 13, 9n, 20n)).toEqual({ pushed: 12 });
     await lists.retire([{ appId: 1, shardId: 14, maxId: 2n }]);
     expect(await lists.pushSegment(1, 14, 3n, 30n)).toEqual({ pushed: 28 });
+  });
+
+  it('a limit keeps the list when nothing above it went through it, and when it was stored already (a repeated PATCH)', async () => {
+    await lists.pushSegment(1, 16, 1n, 5n);
+    expect(await lists.applyLimits(1, [{ shardId: 16, maxIndex: 5n }])).toBe(0);
+    expect(await lists.length(1, 16)).toBe(5);
+    expect(await lists.applyLimits(1, [{ shardId: 16, maxIndex: 5n }])).toBe(0);
+    // Indexes above it reach a list only through a push the limit did not guard (before it was stored).
+    await lists.applyLimits(1, [{ shardId: 16, maxIndex: null }]);
+    await lists.pushSegment(1, 16, 6n, 9n);
+    expect(await lists.applyLimits(1, [{ shardId: 16, maxIndex: 5n }])).toBe(1);
+    expect(await lists.applyLimits(1, [{ shardId: 16, maxIndex: 5n }])).toBe(0);
+  });
+
+  it('reads the stored limits, and deletes one only if it was not stored again since it was read', async () => {
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+    await lists.applyLimits(1, [{ shardId: 17, maxIndex: 9n }]);
+    await pause();
+    const [seen, none] = await lists.storedLimits([
+      { appId: 1, shardId: 17 },
+      { appId: 1, shardId: 18 },
+    ]);
+    expect(none).toBeNull();
+    expect(seen?.maxIndex).toBe(9n);
+    await pause();
+    // Stored again (a PATCH after the read): kept.
+    await lists.applyLimits(1, [{ shardId: 17, maxIndex: 9n }]);
+    expect(await lists.dropStoredLimit(1, 17, seen as StoredLimit, 1)).toBe(false);
+    await pause();
+    const [again] = await lists.storedLimits([{ appId: 1, shardId: 17 }]);
+    expect(await lists.dropStoredLimit(1, 17, again as StoredLimit, 1)).toBe(true);
+    expect(await lists.storedLimits([{ appId: 1, shardId: 17 }])).toEqual([null]);
+    // Dropped, the limit refuses nothing.
+    expect(await lists.pushSegment(1, 17, 1n, 20n)).toEqual({ pushed: 20 });
+  });
+
+  it('raises the marker over a range handed out without the list, never lowers it, leaves one that is not an index', async () => {
+    expect(await lists.raiseMarker(1, 15, 10n)).toBeNull();
+    expect(await lists.pushMark(1, 15)).toBe('10');
+    // A push of anything at or below the raised marker is refused: the range is never queued.
+    expect(await lists.pushSegment(1, 15, 5n, 12n)).toMatchObject({ pushed: 0, refusedAt: { mark: 10n } });
+    expect(await lists.raiseMarker(1, 15, 7n)).toBe('10');
+    expect(await lists.pushMark(1, 15)).toBe('10');
+    expect(await lists.raiseMarker(1, 15, 20n)).toBe('10');
+    expect(await lists.pushMark(1, 15)).toBe('20');
+    expect(await lists.pushSegment(1, 15, 21n, 22n)).toEqual({ pushed: 2 });
+    await setMarker(1, 15, 'not-ours');
+    expect(await lists.raiseMarker(1, 15, 30n)).toBe('not-ours');
+    expect(await lists.pushMark(1, 15)).toBe('not-ours');
   });
 
   it('deletes lists, counting those that existed, and keeps their markers', async () => {

@@ -12,12 +12,14 @@ describe('SingleFlight', () => {
       return 'b';
     }, async () => 'joined-never');
     expect(await other).toBe('b');
-    expect(flights.size).toBe(1);
+    // 'b' is done: the next caller for it runs its own.
+    expect(await flights.run('b', async () => 'b again', async () => 'joined-never')).toBe('b again');
     release('first');
     expect(await first).toBe('first');
     expect(await second).toBe('joined');
     expect(runs).toEqual(['b']);
-    expect(flights.size).toBe(0);
+    // 'a' is done too.
+    expect(await flights.run('a', async () => 'a again', async () => 'joined-never')).toBe('a again');
   });
 
   it('a failed run fails the callers that waited for it; the next caller runs again', async () => {

@@ -1,4 +1,4 @@
-import { ClaimRequest, LeaseClaim, LeaseHolder, WorkerLeaseStore } from '../../../src/snowflake/core/worker-lease-store';
+import { ClaimRequest, LeaseClaim, LeaseHolder, RenewOutcome, WorkerLeaseStore } from '../../../src/snowflake/core/worker-lease-store';
 
 interface Entry {
   owner?: string;
@@ -7,17 +7,47 @@ interface Entry {
   recorded?: number;
 }
 
-/** The Redis scripts' semantics in memory; `serverNow` is the store's own clock. */
+/** What a Redis snapshot of the lease hash holds. */
+export interface LeaseSnapshot {
+  entries: Map<number, Entry>;
+  run: string | null;
+  since: number;
+}
+
+/**
+ * The Redis scripts' semantics in memory (redis-lease-scripts.ts), epochs included; `serverNow`
+ * is the store's own clock, `serverRun` the run_id of the server process serving it.
+ */
 export class InMemoryLeaseStore implements WorkerLeaseStore {
   readonly description = 'in-memory leases';
-  readonly entries = new Map<number, Entry>();
-  /** Store time from which claims are served; null: no hash yet (a fresh or emptied Redis). */
-  since: number | null = null;
+  entries = new Map<number, Entry>();
+  /** The run_id recorded in the hash; null: no hash yet (a fresh or emptied Redis). */
+  run: string | null = null;
+  /** Store time from which claims are served. */
+  since = 0;
+  serverRun = 'run-1';
+  /** How far a taking-over server's clock may be behind (the registry's margin in production). */
+  skewMs = 0;
+  /** Whether the replicas required confirm claims and renewals (REDIS_WAIT_REPLICAS). */
+  replicasConfirm = true;
   /** When set, every call waits for it (a frozen store). */
   frozen: Promise<void> | null = null;
   calls = 0;
 
   constructor(public serverNow: () => number) {}
+
+  /** The hash as it is now (a SAVE). */
+  snapshot(): LeaseSnapshot {
+    return { entries: new Map([...this.entries].map(([id, e]) => [id, { ...e }])), run: this.run, since: this.since };
+  }
+
+  /** A new server process (new run_id) that loaded `snapshot` (null: started empty). */
+  restartFrom(snapshot: LeaseSnapshot | null, run: string): void {
+    this.entries = snapshot ? new Map([...snapshot.entries].map(([id, e]) => [id, { ...e }])) : new Map();
+    this.run = snapshot?.run ?? null;
+    this.since = snapshot?.since ?? 0;
+    this.serverRun = run;
+  }
 
   private async gate(): Promise<void> {
     this.calls++;
@@ -26,13 +56,24 @@ export class InMemoryLeaseStore implements WorkerLeaseStore {
     }
   }
 
+  /** The scripts' prelude: a hash of another server process starts a new epoch. */
+  private epoch(now: number, ttlMs: number): void {
+    if (this.run === this.serverRun) {
+      return;
+    }
+    for (const [id, e] of this.entries) {
+      if ((e.expires ?? 0) <= now + this.skewMs) {
+        this.entries.set(id, { recorded: e.recorded });
+      }
+    }
+    this.run = this.serverRun;
+    this.since = Math.max(this.since, now + ttlMs);
+  }
+
   async claim(r: ClaimRequest): Promise<LeaseClaim> {
     await this.gate();
     const now = this.serverNow();
-    if (this.since === null) {
-      this.since = now + r.ttlMs;
-      return { kind: 'wait', waitMs: r.ttlMs };
-    }
+    this.epoch(now, r.ttlMs);
     if (now < this.since) {
       return { kind: 'wait', waitMs: this.since - now };
     }
@@ -43,7 +84,7 @@ export class InMemoryLeaseStore implements WorkerLeaseStore {
         const floor = e.recorded ?? 0;
         if (floor <= r.now + r.allowanceMs) {
           this.entries.set(i, { ...e, owner: r.owner, expires: now + r.ttlMs, identity: r.identity });
-          return { kind: 'claimed', workerId: i, floor };
+          return { kind: 'claimed', workerId: i, floor, confirmed: this.replicasConfirm };
         }
         minAhead = minAhead === null ? floor : Math.min(minAhead, floor);
       }
@@ -51,21 +92,23 @@ export class InMemoryLeaseStore implements WorkerLeaseStore {
     return minAhead === null ? { kind: 'none-free' } : { kind: 'ahead', floor: minAhead };
   }
 
-  async renew(workerId: number, owner: string, ttlMs: number, until: number): Promise<boolean> {
+  async renew(workerId: number, owner: string, ttlMs: number, until: number): Promise<RenewOutcome> {
     await this.gate();
+    const now = this.serverNow();
+    this.epoch(now, ttlMs);
     const e = this.entries.get(workerId);
     if (e?.owner !== owner) {
-      return false;
+      return 'lost';
     }
-    e.expires = this.serverNow() + ttlMs;
+    e.expires = now + ttlMs;
     e.recorded = Math.max(e.recorded ?? 0, until);
-    return true;
+    return this.replicasConfirm ? 'renewed' : 'unconfirmed';
   }
 
   async release(workerId: number, owner: string, maxTimestamp: number): Promise<boolean> {
     await this.gate();
     const e = this.entries.get(workerId);
-    if (e?.owner !== owner) {
+    if (this.run !== this.serverRun || e?.owner !== owner) {
       return false;
     }
     this.entries.set(workerId, { recorded: maxTimestamp });

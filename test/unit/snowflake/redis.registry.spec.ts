@@ -32,7 +32,8 @@ class World {
   readonly monotonic = { now: () => this.mono };
 
   constructor() {
-    // The hash exists since long ago (the tests of a Redis that lost it set since = null).
+    // The hash exists since long ago, written by this server process.
+    this.store.run = this.store.serverRun;
     this.store.since = T - 60_000;
   }
 
@@ -188,8 +189,7 @@ describe('RedisRegistry (in-memory store, fake clocks)', () => {
     expect((await a.register(T)).workerId).toBe(0);
     await a.heartbeat(w.wall.time);
     // Redis restarts empty: every lease and recorded time is gone.
-    w.store.entries.clear();
-    w.store.since = null;
+    w.store.restartFrom(null, 'run-2');
     w.advance(100);
     const b = w.registry('b:1');
     const started = w.wall.time;
@@ -203,9 +203,50 @@ describe('RedisRegistry (in-memory store, fake clocks)', () => {
     expect((await a.heartbeat(w.wall.time)).workerId).toBe(1);
   });
 
+  it('a lease the replicas did not confirm (REDIS_WAIT_REPLICAS) does not count: no deadline from it', async () => {
+    const w = new World();
+    w.store.replicasConfirm = false;
+    const r = w.registry();
+    expect((await r.register(T)).workerId).toBe(0);
+    // Claimed in the master, unconfirmed: not serving.
+    expect(kindOf(() => r.assertServing())).toBe(ErrorKind.SnowflakeLeaseLost);
+    await expect(r.heartbeat(w.wall.time)).rejects.toThrow(/not confirmed by the Redis replicas/);
+    expect(kindOf(() => r.assertServing())).toBe(ErrorKind.SnowflakeLeaseLost);
+    // Confirmed again: the renewal counts from when it was sent.
+    w.store.replicasConfirm = true;
+    await r.heartbeat(w.wall.time);
+    expect(kindOf(() => r.assertServing())).toBeUndefined();
+    // An unconfirmed renewal extends nothing: the deadline of the last confirmed one passes.
+    w.store.replicasConfirm = false;
+    w.advance(TTL - MARGIN - 10);
+    await expect(r.heartbeat(w.wall.time)).rejects.toMatchObject({ kind: ErrorKind.BackendUnavailable });
+    expect(kindOf(() => r.assertServing())).toBeUndefined();
+    w.advance(10);
+    expect(kindOf(() => r.assertServing())).toBe(ErrorKind.SnowflakeLeaseLost);
+  });
+
+  it('a recovery whose renewal failed renews the id it claimed at the next report, not another one', async () => {
+    const w = new World();
+    const a = w.registry('a:1');
+    await a.register(T);
+    await a.heartbeat(w.wall.time);
+    // a is paused past its TTL; b takes id 0.
+    w.advance(TTL + 1);
+    const b = w.registry('b:1');
+    expect((await b.register(w.wall.time)).workerId).toBe(0);
+    // a's recovery claims id 1, but the replicas do not confirm its renewal.
+    w.store.replicasConfirm = false;
+    await expect(a.heartbeat(w.wall.time)).rejects.toThrow(/not confirmed/);
+    expect(w.store.entries.get(1)?.owner).toBeDefined();
+    w.store.replicasConfirm = true;
+    expect((await a.heartbeat(w.wall.time)).workerId).toBe(1);
+    expect(w.store.entries.get(2)?.owner).toBeUndefined();
+    expect(a.heldWorkerId).toBe(1);
+  });
+
   it('the first start on a new Redis waits one TTL', async () => {
     const w = new World();
-    w.store.since = null;
+    w.store.run = null;
     const r = w.registry();
     await r.register(T);
     expect(w.wall.sleeps).toEqual([TTL + 1]);

@@ -128,11 +128,51 @@ describe('SnowflakeGenerator', () => {
     const clock = new FakeClock(T);
     const gen = generator(clock, { workerId: 1 });
     const a = await gen.next();
-    gen.switchWorker(900, Number.POSITIVE_INFINITY);
+    gen.switchWorker(900, Number.POSITIVE_INFINITY, 0);
     const b = await gen.next();
     expect(decodeId(b, TWEPOCH).workerId).toBe(900);
     expect(b).toBeGreaterThan(a);
-    expect(() => gen.switchWorker(1024, Number.POSITIVE_INFINITY)).toThrow(IdGenError);
+    expect(() => gen.switchWorker(1024, Number.POSITIVE_INFINITY, 0)).toThrow(IdGenError);
+  });
+
+  describe('floor (the time earlier holders of the worker id recorded)', () => {
+    it('a new worker id issues nothing at or below its floor, even after the clock stepped back within the tolerance', async () => {
+      const clock = new FakeClock(T);
+      const gen = generator(clock, { workerId: 1 });
+      await gen.next();
+      // The fresh id's previous holder used times up to T + 3; this clock then steps back to T + 1.
+      gen.switchWorker(900, Number.POSITIVE_INFINITY, T + 3);
+      clock.time = T + 1;
+      const b = decodeId(await gen.next(), TWEPOCH);
+      expect(b.workerId).toBe(900);
+      expect(b.timestamp).toBeGreaterThan(T + 3);
+      expect(clock.sleeps).toEqual([4]);
+      // At the floor's own millisecond: the next one.
+      gen.switchWorker(901, Number.POSITIVE_INFINITY, b.timestamp + 10);
+      clock.time = b.timestamp + 10;
+      clock.autoAdvance = 1;
+      expect(decodeId(await gen.next(), TWEPOCH).timestamp).toBeGreaterThan(b.timestamp + 10);
+    });
+
+    it('a floor further behind the clock than the tolerance is refused, not issued below', async () => {
+      const clock = new FakeClock(T);
+      const gen = generator(clock, { workerId: 1 });
+      gen.switchWorker(2, Number.POSITIVE_INFINITY, T + 50);
+      await expectKind(gen.next(), ErrorKind.SnowflakeClockBackwards);
+    });
+
+    it('the start takes the registration’s floor', async () => {
+      const clock = new FakeClock(T + 2);
+      clock.autoAdvance = 1;
+      const gen = new SnowflakeGenerator({ twepoch: TWEPOCH, workerId: 1, clockToleranceMs: 5, randomStartBound: 1, floor: T + 2 }, clock);
+      gen.raiseCeiling(Number.POSITIVE_INFINITY);
+      expect(decodeId(await gen.next(), TWEPOCH).timestamp).toBeGreaterThan(T + 2);
+      const stepped = new FakeClock(T);
+      const other = new SnowflakeGenerator({ twepoch: TWEPOCH, workerId: 1, clockToleranceMs: 5, randomStartBound: 1, floor: T + 2 }, stepped);
+      other.raiseCeiling(Number.POSITIVE_INFINITY);
+      expect(decodeId(await other.next(), TWEPOCH).timestamp).toBeGreaterThan(T + 2);
+      expect(stepped.sleeps).toEqual([4]);
+    });
   });
 
   it('refuses a worker id outside 0..1023', () => {

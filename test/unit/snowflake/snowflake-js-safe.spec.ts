@@ -96,7 +96,7 @@ describe('SnowflakeGenerator with the js-safe layout', () => {
 });
 
 describe('SnowflakeGenerator guard', () => {
-  it('is asked before every run of IDs and stops them when it throws', async () => {
+  it('is asked before every run of IDs and again at its end, and stops them when it throws', async () => {
     const clock = new FakeClock(T);
     let allowed = true;
     let asked = 0;
@@ -117,7 +117,7 @@ describe('SnowflakeGenerator guard', () => {
     );
     gen.raiseCeiling(Number.POSITIVE_INFINITY);
     await gen.nextBatch(10);
-    expect(asked).toBe(1);
+    expect(asked).toBe(2);
     allowed = false;
     await expect(gen.next()).rejects.toMatchObject({ kind: ErrorKind.SnowflakeLeaseLost });
   });
@@ -132,7 +132,8 @@ describe('SnowflakeGenerator guard', () => {
         clockToleranceMs: 5,
         randomStartBound: 1,
         guard: () => {
-          if (++calls === 3) {
+          // 1-2: the first run; 3-4: the run that finds the clock behind; 5: after the wait.
+          if (++calls === 5) {
             throw new IdGenError(ErrorKind.SnowflakeLeaseLost, 'lease gone during the wait');
           }
         },
@@ -144,5 +145,25 @@ describe('SnowflakeGenerator guard', () => {
     clock.time = T - 3;
     await expect(gen.next()).rejects.toMatchObject({ kind: ErrorKind.SnowflakeLeaseLost });
     expect(clock.sleeps).toEqual([6]);
+  });
+
+  it('returns none of a run during which the lease deadline passed (checked before and after the run)', async () => {
+    // The clock moves 1 ms per read: each ID of the run is a new millisecond. The lease's
+    // deadline (monotonic, here the same clock) passes in the middle of the run.
+    const clock = new FakeClock(T);
+    clock.autoAdvance = 1;
+    const leasedUntil = (deadline: number) => (): void => {
+      if (clock.time >= deadline) {
+        throw new IdGenError(ErrorKind.SnowflakeLeaseLost, 'lease deadline passed');
+      }
+    };
+    const options = { twepoch: TWEPOCH, workerId: 1, clockToleranceMs: 5, randomStartBound: 1 };
+    const gen = new SnowflakeGenerator({ ...options, guard: leasedUntil(T + 5) }, clock);
+    gen.raiseCeiling(Number.POSITIVE_INFINITY);
+    await expect(gen.nextBatch(10)).rejects.toMatchObject({ kind: ErrorKind.SnowflakeLeaseLost });
+    // A run that ends before the deadline is returned whole.
+    const early = new SnowflakeGenerator({ ...options, guard: leasedUntil(T + 100) }, clock);
+    early.raiseCeiling(Number.POSITIVE_INFINITY);
+    expect(await early.nextBatch(10)).toHaveLength(10);
   });
 });

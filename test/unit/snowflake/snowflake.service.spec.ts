@@ -44,6 +44,9 @@ class FakeRegistry implements WorkerIdRegistry {
       throw this.serving;
     }
   }
+  get heldWorkerId(): number | null {
+    return this.workerId;
+  }
   async peers(): Promise<PeerEndpoint[]> {
     return [];
   }
@@ -90,6 +93,7 @@ describe('SnowflakeService', () => {
     class SwitchingRegistry extends FakeRegistry {
       override async heartbeat(now: number, until: number): Promise<Report> {
         const report = await super.heartbeat(now, until);
+        this.workerId = 12;
         return { ...report, workerId: 12 };
       }
     }
@@ -145,6 +149,41 @@ describe('SnowflakeService', () => {
     await svc.onApplicationShutdown();
     await jest.advanceTimersByTimeAsync(1000);
     expect(registry.beats).toBe(3); // no report after shutdown
+  });
+
+  it('refuses the old worker id as soon as the registry holds a fresh one, before the generator switched', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+    let answer!: () => void;
+    class RecoveringRegistry extends FakeRegistry {
+      recovering = false;
+      override async heartbeat(now: number, until: number): Promise<Report> {
+        const report = await super.heartbeat(now, until);
+        if (!this.recovering) {
+          return report;
+        }
+        // The lost id is replaced: the registry holds 900 from here on, and the report that
+        // hands 900 to the service comes back a little later.
+        this.workerId = 900;
+        await new Promise<void>((resolve) => (answer = resolve));
+        return { ...report, workerId: 900, floor: 0 };
+      }
+    }
+    const registry = new RecoveringRegistry();
+    const clock = new FakeClock(T);
+    const svc = service(registry, clock);
+    await svc.onModuleInit();
+    expect(decodeId((await svc.nextIds(1))[0], 1288834974657).workerId).toBe(7);
+    registry.recovering = true;
+    await jest.advanceTimersByTimeAsync(100);
+    expect(answer).toBeDefined();
+    // The generator still has id 7 and a ceiling earned with it: refused all the same.
+    expect(await kindOf(svc.nextIds(1))).toBe(ErrorKind.SnowflakeLeaseLost);
+    expect(svc.notServingReason()).toMatch(/worker id 7 is not the one held/);
+    answer();
+    await jest.advanceTimersByTimeAsync(0);
+    clock.time = T + 1;
+    expect(decodeId((await svc.nextIds(1))[0], 1288834974657).workerId).toBe(900);
+    await svc.onApplicationShutdown();
   });
 
   it('on shutdown records the last time and closes', async () => {
