@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { CreateIdAllocNextProcedure1763770500000 } from './1763770500000-create-id-alloc-next-procedure';
+import { replaceProcedure } from './support/replace-procedure';
 
 /**
  * The allocation history of queue IDs (docs/id-history.md): one row per range of indexes an
@@ -11,7 +12,8 @@ import { CreateIdAllocNextProcedure1763770500000 } from './1763770500000-create-
  *
  * The procedure is redefined with one INSERT more; everything else is as in migration
  * 1763770500000 (INSERT IGNORE: a row already there, say from a hand-edited id_alloc, never fails
- * an allocation).
+ * an allocation). On MariaDB in one statement (CREATE OR REPLACE): instances running meanwhile
+ * never find it missing; on MySQL, DROP then CREATE (replaceProcedure).
  */
 export class CreateIdAllocHistory1763771000000 implements MigrationInterface {
   name = 'CreateIdAllocHistory1763771000000';
@@ -28,9 +30,10 @@ export class CreateIdAllocHistory1763771000000 implements MigrationInterface {
         KEY \`idx_id_alloc_history_time\` (\`app_id\`, \`shard_id\`, \`allocated_at\`),
         KEY \`idx_id_alloc_history_retention\` (\`allocated_at\`)
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COMMENT='shardleaf: when each queue index range was allocated'`);
-    await queryRunner.query('DROP PROCEDURE IF EXISTS `shardleaf_id_alloc_next`');
-    await queryRunner.query(`
-      CREATE PROCEDURE \`shardleaf_id_alloc_next\`(
+    await replaceProcedure(
+      queryRunner,
+      'shardleaf_id_alloc_next',
+      `(
         IN p_app_id INT, IN p_shard_id INT, IN p_min_wanted BIGINT,
         IN p_low_bits BIGINT, IN p_index_divisor BIGINT, IN p_max_index BIGINT)
       MODIFIES SQL DATA
@@ -74,7 +77,8 @@ export class CreateIdAllocHistory1763771000000 implements MigrationInterface {
         END IF;
         COMMIT;
         SELECT v_found AS found, v_max_id AS old_max_id, v_to AS new_max_id, v_step AS step, v_limit AS max_limit_id;
-      END`);
+      END`,
+    );
   }
 
   /** The procedure as migration 1763770500000 defined it, and no history table. */

@@ -50,6 +50,8 @@ export function errorSpec(kind: ErrorKind): ErrorSpec {
       return { code: -300, status: 404 };
     case ErrorKind.NumberExhausted:
       return { code: -301, status: 410 };
+    case ErrorKind.NumberTextOverlap:
+      return { code: -302, status: 409 };
     case ErrorKind.BadInput:
       return { code: -100, status: 400 };
     case ErrorKind.Unauthorized:

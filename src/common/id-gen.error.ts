@@ -31,6 +31,8 @@ export enum ErrorKind {
   NumberFormatNotFound = 'NUMBER_FORMAT_NOT_FOUND',
   /** The period's sequence no longer fits in the pattern's digits (never a longer number, never a wrap). */
   NumberExhausted = 'NUMBER_EXHAUSTED',
+  /** A new format's pattern can print text a live or deleted format of another key can print. */
+  NumberTextOverlap = 'NUMBER_TEXT_OVERLAP',
   // Generic
   BadInput = 'BAD_INPUT',
   Unauthorized = 'UNAUTHORIZED',

@@ -125,12 +125,32 @@ export function parseIdParam(name: string, raw: unknown): bigint {
   return BigInt(raw);
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/;
 const EPOCH_MS = /^[0-9]{1,15}$/;
-/** What parseTimeParam reads, as one pattern (for the API document). */
+/**
+ * What parseTimeParam reads, as one pattern (for the API document). The shape only: a date or
+ * time that does not exist as written (2026-02-30, T24:00) fits it and is still refused.
+ */
 export const TIME_PARAM_PATTERN = `^(${EPOCH_MS.source.slice(1, -1)}|${ISO_TIME.source.slice(1, -1)})$`;
 /** 9999-12-31T23:59:59.999Z. */
 const MAX_TIME_MS = 253_402_300_799_999;
+
+/**
+ * Whether the date and time as written exist: Date.parse rolls 2026-02-30 over to March 2 and
+ * takes T24:00 as the next day's midnight; here they are refused. Checked by building the
+ * written fields back (as UTC: the zone does not change which fields exist).
+ */
+function fieldsExist(raw: string): boolean {
+  const m = ISO_TIME.exec(raw);
+  if (!m) {
+    return false;
+  }
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number);
+  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  const sameFields =
+    t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === s;
+  return sameFields && (m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59));
+}
 
 /**
  * A point in time from a query: ISO 8601 with a zone (`2026-11-26T09:00:00Z`,
@@ -148,7 +168,7 @@ export function parseTimeParam(name: string, raw: unknown): Date {
   let ms = Number.NaN;
   if (EPOCH_MS.test(raw)) {
     ms = Number(raw);
-  } else if (ISO_TIME.test(raw)) {
+  } else if (ISO_TIME.test(raw) && fieldsExist(raw)) {
     ms = Date.parse(raw);
   }
   if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TIME_MS) {

@@ -9,7 +9,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 export interface TestHooks {
   /** A refill waits this long (ms) between its id_alloc allocation and its push, and logs the held range. */
   readonly refillDelayMs: number;
-  /** Added to the snowflake clock (ms; negative = behind). */
+  /** Added to the snowflake clock and to both clocks of the number generator (ms; negative = behind). */
   readonly clockOffsetMs: number;
 }
 

@@ -9,8 +9,9 @@ const JOB = 'id-history-prune';
 
 /**
  * Prunes the allocation history on ID_HISTORY_PRUNE_CRON (hourly by default; `off` = never). A tick
- * due while the last run still goes is skipped (cron's waitForCompletion); a failed run is logged
- * and the next one starts where it stopped.
+ * due while the last run still goes is skipped (cron's waitForCompletion); a tick of every instance
+ * comes at the same second, and only the one that takes the Redis lock prunes (HistoryPruner.
+ * pruneAlone); a failed run is logged and the next one starts where it stopped.
  */
 @Injectable()
 export class HistoryPruneScheduler implements OnApplicationBootstrap {
@@ -27,7 +28,7 @@ export class HistoryPruneScheduler implements OnApplicationBootstrap {
       this.schedulerRegistry,
       JOB,
       this.config.idHistory.pruneCron,
-      () => this.pruner.prune(),
+      () => this.pruner.pruneAlone(),
       (err) => this.logger.warn(`pruning the allocation history failed: ${(err as Error).message}`),
     );
   }

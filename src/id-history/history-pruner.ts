@@ -4,23 +4,34 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SqlCalls } from '../infra/database/sql-calls';
 import { ER_NO_SUCH_TABLE, errnoOf } from '../infra/database/mysql-errors';
+import { LockService } from '../infra/redis/lock.service';
 import { HistoryMonitor } from './history-monitor';
 
 /** The allocation history tables (queue IDs, segment IDs); each has an index on allocated_at. */
 export const HISTORY_TABLES = ['id_alloc_history', 'leaf_alloc_history'] as const;
 export type HistoryTable = (typeof HISTORY_TABLES)[number];
 
+/** Each table's primary key: the rows of a batch are deleted by these. */
+const PRIMARY_KEYS: Record<HistoryTable, readonly string[]> = {
+  id_alloc_history: ['app_id', 'shard_id', 'to_index'],
+  leaf_alloc_history: ['biz_tag', 'to_id'],
+};
+
 /** Rows one DELETE removes; small enough to hold row locks briefly under traffic. */
 const BATCH = 1000;
 /** Batches one run removes at most per table (a backlog is worked off over several runs). */
 const MAX_BATCHES = 2000;
+/** The lock one scheduled run holds (released when it ends): the other instances skip that tick. */
+const PRUNE_LOCK_TTL_MS = 15 * 60_000;
 
 /**
  * Deletes allocation history older than ID_HISTORY_RETENTION_DAYS (by the database's clock), in
- * batches of 1000 rows, each its own statement bounded by DB_QUERY_TIMEOUT_MS like every other
- * MySQL call (an indexed delete of 1000 rows takes milliseconds; a batch cut by the bound ends the
- * run, and the next run deletes what is left). Several instances may run it at once: their
- * deletes take the same rows in the same order, so one waits for the other.
+ * batches of 1000 rows: the oldest rows' primary keys are read, then deleted by those keys, each
+ * statement bounded by DB_QUERY_TIMEOUT_MS like every other MySQL call (an indexed read and delete
+ * of 1000 rows take milliseconds; a batch cut by the bound ends the run, and the next run deletes
+ * what is left). A DELETE … ORDER BY … LIMIT would be unsafe for statement-based binary logging (a
+ * replica could delete other rows); a DELETE naming its rows is not. A scheduled run takes a Redis
+ * lock first: one instance prunes, the others skip that tick.
  */
 @Injectable()
 export class HistoryPruner {
@@ -31,23 +42,33 @@ export class HistoryPruner {
     dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly monitor: HistoryMonitor,
+    private readonly locks: LockService,
   ) {
     this.db = new SqlCalls(dataSource);
+  }
+
+  /** A scheduled run: prunes under the lock, or does nothing (null) while another instance holds it. */
+  async pruneAlone(): Promise<Record<HistoryTable, number> | null> {
+    const outcome = await this.locks.withLock(`${this.config.redis.keyPrefix}lock_history_prune`, { ttlMs: PRUNE_LOCK_TTL_MS }, () =>
+      this.prune(),
+    );
+    return outcome.acquired ? outcome.value : null;
   }
 
   /** Rows deleted per table; a table that does not exist (migrations not run) is skipped. */
   async prune(): Promise<Record<HistoryTable, number>> {
     const deleted = { id_alloc_history: 0, leaf_alloc_history: 0 };
+    const [{ cutoff }] = await this.db.query<Array<{ cutoff: string }>>(
+      'reading the retention cutoff',
+      "SELECT DATE_FORMAT(UTC_TIMESTAMP(3) - INTERVAL ? DAY, '%Y-%m-%d %H:%i:%s.%f') AS cutoff",
+      [this.config.idHistory.retentionDays],
+    );
     for (const table of HISTORY_TABLES) {
       for (let batch = 0; batch < MAX_BATCHES; batch++) {
+        let found: number;
         let rows: number;
         try {
-          const result = await this.db.query<{ affectedRows: number }>(
-            `pruning ${table}`,
-            `DELETE FROM ${table} WHERE allocated_at < UTC_TIMESTAMP(3) - INTERVAL ? DAY ORDER BY allocated_at LIMIT ${BATCH}`,
-            [this.config.idHistory.retentionDays],
-          );
-          rows = Number(result.affectedRows);
+          ({ found, rows } = await this.pruneBatch(table, cutoff));
         } catch (err) {
           if (errnoOf(err) === ER_NO_SUCH_TABLE) {
             break;
@@ -56,7 +77,7 @@ export class HistoryPruner {
         }
         deleted[table] += rows;
         this.monitor.pruned(table, rows);
-        if (rows < BATCH) {
+        if (found < BATCH) {
           break;
         }
       }
@@ -69,5 +90,25 @@ export class HistoryPruner {
       );
     }
     return deleted;
+  }
+
+  /** Deletes up to BATCH of the oldest rows before `cutoff` by their primary keys: how many it found, and deleted. */
+  private async pruneBatch(table: HistoryTable, cutoff: string): Promise<{ found: number; rows: number }> {
+    const key = PRIMARY_KEYS[table];
+    const rows = await this.db.query<Array<Record<string, unknown>>>(
+      `finding ${table} rows to prune`,
+      `SELECT ${key.join(', ')} FROM ${table} WHERE allocated_at < ? ORDER BY allocated_at LIMIT ${BATCH}`,
+      [cutoff],
+    );
+    if (rows.length === 0) {
+      return { found: 0, rows: 0 };
+    }
+    const tuple = `(${key.map(() => '?').join(', ')})`;
+    const result = await this.db.query<{ affectedRows: number }>(
+      `pruning ${table}`,
+      `DELETE FROM ${table} WHERE (${key.join(', ')}) IN (${rows.map(() => tuple).join(', ')}) AND allocated_at < ?`,
+      [...rows.flatMap((r) => key.map((k) => r[k])), cutoff],
+    );
+    return { found: rows.length, rows: Number(result.affectedRows) };
   }
 }

@@ -15,12 +15,15 @@ export class NumberAdminController {
   @ApiOperation({
     summary: 'Create a number format (idempotent)',
     description:
-      'Body {key, pattern, reset?, step?, description?}. pattern: literal text (A-Z a-z 0-9 _ . : / # @ + -), date parts ' +
+      'Body {key, pattern, reset?, step?, description?, allowTextOverlap?}. pattern: literal text (A-Z a-z 0-9 _ . : / # @ + -), date parts ' +
       '{yyyy} {yy} {MM} {dd} {HH} (or a run of them: {yyyyMMdd}) and exactly one {seq:N} (1..18 decimal digits) or ' +
-      '{seq62:N} (1..10 base-62 digits). reset: none (default), daily, monthly or yearly, by the database clock; the ' +
+      '{seq36:N} (1..12 upper-case base-36 digits) or {seq62:N} (1..10 base-62 digits, case-sensitive). reset: none ' +
+      '(default), daily, monthly or yearly, by the database clock; the ' +
       'pattern must print the date parts that tell the periods apart. step: sequences one allocation takes (1..100000, ' +
       'default 100). The same definition again answers 200; another one for an existing key 409. A deleted key comes ' +
-      'back only with its old pattern and reset (409 otherwise) and continues above its old sequences.',
+      'back only with its old pattern and reset (409 otherwise) and continues above its old sequences. A pattern that ' +
+      'can print text a live or deleted format of another key can print answers 409 NUMBER_TEXT_OVERLAP (-302) unless ' +
+      'the body has "allowTextOverlap": true.',
   })
   async create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<NumberFormatView> {
     const { created, format } = await this.service.create(parseCreateFormat(body));

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { NumberBufferView, NumberGenerator } from './core/number-generator';
-import { parsePattern } from './core/number-pattern';
+import { storedPattern } from './stored-format';
 import { NewNumberFormat, NumberFormatPatch, NumberFormatRepository, NumberFormatRow } from './number-format.repository';
 
 /** A format on the wire; sequences as decimal strings. */
@@ -53,6 +53,15 @@ export class NumberAdminService {
           'it can come back only with those (another pattern could print numbers issued before); use a new key',
       );
     }
+    if (outcome.kind === 'overlaps') {
+      const o = outcome.other;
+      throw new IdGenError(
+        ErrorKind.NumberTextOverlap,
+        `pattern '${format.pattern}' can print the same text as number format '${o.key}' ` +
+          `${o.deletedAt === null ? '' : `(deleted at ${o.deletedAt.toISOString()}) `}with pattern '${o.pattern}': ` +
+          'numbers would repeat across the two keys; give this one its own literal prefix, or send "allowTextOverlap": true',
+      );
+    }
     if (outcome.kind === 'created') {
       this.generator.forgetMiss(format.key);
       if (outcome.resumed) {
@@ -62,7 +71,10 @@ export class NumberAdminService {
     const row = await this.require(format.key);
     if (
       outcome.kind === 'exists' &&
-      (row.pattern !== format.pattern || row.reset !== format.reset || row.step !== format.step || row.description !== format.description)
+      (storedPattern(row.pattern, row.key).source !== format.pattern ||
+        row.reset !== format.reset ||
+        row.step !== format.step ||
+        row.description !== format.description)
     ) {
       throw new IdGenError(
         ErrorKind.Conflict,
@@ -118,7 +130,7 @@ export class NumberAdminService {
   }
 
   private view(row: NumberFormatRow): NumberFormatView {
-    const pattern = parsePattern(row.pattern);
+    const pattern = storedPattern(row.pattern, row.key);
     const latest = row.latest;
     return {
       key: row.key,

@@ -21,9 +21,12 @@ export function parseNumberKey(name: string, raw: unknown): string {
   return raw;
 }
 
-/** `POST /admin/numbers` body: `{key, pattern, reset?, step?, description?}`. */
+/** `POST /admin/numbers` body: `{key, pattern, reset?, step?, description?, allowTextOverlap?}`. */
 export function parseCreateFormat(body: unknown): NewNumberFormat {
-  const b = parseObjectBody(body, ['key', 'pattern', 'reset', 'step', 'description']);
+  const b = parseObjectBody(body, ['key', 'pattern', 'reset', 'step', 'description', 'allowTextOverlap']);
+  if (b.allowTextOverlap !== undefined && typeof b.allowTextOverlap !== 'boolean') {
+    throw badInput('allowTextOverlap must be true or false');
+  }
   const key = parseNumberKey('key', b.key);
   const pattern = parsePattern(b.pattern);
   const reset = parseReset(b.reset);
@@ -34,6 +37,7 @@ export function parseCreateFormat(body: unknown): NewNumberFormat {
     reset,
     step: b.step === undefined ? DEFAULT_NUMBER_STEP : parseBodyInt('step', b.step, 1, MAX_NUMBER_STEP),
     description: parseOptionalString('description', b.description, NUMBER_DESCRIPTION_MAX) ?? null,
+    allowTextOverlap: b.allowTextOverlap === true,
   };
 }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { NumberAdminController } from './number-admin.controller';
 import { NumberAdminService } from './number-admin.service';
 import { NumberController } from './number.controller';
+import { NumberClockCheck } from './number-clock-check';
 import { NumberFormatRepository } from './number-format.repository';
 import { numberGeneratorProvider } from './number-generator.provider';
 import { NumberMonitor } from './number-monitor';
@@ -20,6 +21,7 @@ import { NumberStatus } from './number-status';
     NumberAdminService,
     NumberStatus,
     NumberShutdown,
+    NumberClockCheck,
   ],
   exports: [NumberMonitor, NumberStatus],
 })

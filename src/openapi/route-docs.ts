@@ -66,7 +66,9 @@ export function routeDocs(config: AppConfig): Record<string, RouteDoc> {
     name: 'time',
     required: true,
     schema: { type: 'string', pattern: TIME_PARAM_PATTERN },
-    description: 'ISO 8601 with a zone (2026-11-26T09:00:00Z, 2026-11-26T17:00:00+08:00) or ms since 1970; years 1970..9999',
+    description:
+      'ISO 8601 with a zone (2026-11-26T09:00:00Z, 2026-11-26T17:00:00+08:00) or ms since 1970; years 1970..9999; ' +
+      'a date or time that does not exist as written (2026-02-30, T24:00, +24:00) answers 400',
   };
   const numberKey: ParamDoc = { name: 'key', schema: NUMBER_KEY, description: 'the key of a number format' };
   const snowflakeKey: ParamDoc = {
@@ -165,12 +167,21 @@ export function routeDocs(config: AppConfig): Record<string, RouteDoc> {
       summary: 'A formatted business number (or a batch)',
       description:
         'The next number of the format as text/plain; with `count`, that many as JSON {"numbers": [...]}, in order. ' +
-        "The period (reset) is decided by the database's clock. 410 NUMBER_EXHAUSTED when the period's sequence no longer fits its digits.",
+        "The period (reset) and the printed date are decided by the database's UTC clock, days counted in the UTC offset NUMBER_TIME_ZONE " +
+        "(default +00:00), never by an instance's clock. 410 NUMBER_EXHAUSTED when the period's sequence no longer fits its digits.",
       path: [numberKey],
       query: [{ ...batch(config.numbers.maxBatch), description: 'a batch of this many numbers as JSON {"numbers":[…]} instead of one as text/plain' }],
       ok: { 200: { 'text/plain': FORMATTED_NUMBER, [JSON_TYPE]: ref('NumberBatch') } },
     },
-    'POST /admin/numbers': { summary: 'Create a number format (idempotent)', body: 'CreateNumberFormatBody', ok: { 201: json('NumberFormat'), 200: json('NumberFormat') } },
+    'POST /admin/numbers': {
+      summary: 'Create a number format (idempotent)',
+      description:
+        '201 created, 200 the same definition again. 409 CONFLICT: another definition of the key, or a deleted key with another ' +
+        "pattern or reset (a deleted key comes back only as it was, above its old sequences). 409 NUMBER_TEXT_OVERLAP: the pattern can " +
+        "print text a live or deleted format of another key can print (numbers would repeat across keys), unless allowTextOverlap is true.",
+      body: 'CreateNumberFormatBody',
+      ok: { 201: json('NumberFormat'), 200: json('NumberFormat') },
+    },
     'GET /admin/numbers': { summary: "Every number format with this instance's segments", ok: { 200: json('NumberFormatList') } },
     'GET /admin/numbers/{key}': { summary: 'A number format and its latest periods', path: [numberKey], ok: { 200: json('NumberFormatDetail') } },
     'PATCH /admin/numbers/{key}': { summary: "Change a number format's step or description", path: [numberKey], body: 'PatchNumberFormatBody', ok: { 200: json('NumberFormat') } },

@@ -79,7 +79,7 @@ export const ROUTE_ERRORS: Record<string, ErrorKind[]> = {
   'GET /admin/segment/cache': [...ADMIN, ErrorKind.SegmentDisabled],
   'GET /admin/segment/db': [...ADMIN, ErrorKind.SegmentDisabled],
   'GET /admin/snowflake': ADMIN,
-  'POST /admin/numbers': [...ADMIN, ...BODY, ErrorKind.Conflict],
+  'POST /admin/numbers': [...ADMIN, ...BODY, ErrorKind.Conflict, ErrorKind.NumberTextOverlap],
   'GET /admin/numbers': ADMIN,
   'GET /admin/numbers/{key}': [...ADMIN, ErrorKind.BadInput, ErrorKind.NotFound],
   'PATCH /admin/numbers/{key}': [...ADMIN, ...BODY, ErrorKind.NotFound],

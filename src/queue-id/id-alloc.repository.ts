@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { ER_LOCK_DEADLOCK, ER_NO_SUCH_TABLE, ER_SP_DOES_NOT_EXIST, errnoOf } from '../infra/database/mysql-errors';
+import { ER_LOCK_DEADLOCK, ER_NO_SUCH_TABLE, errnoOf } from '../infra/database/mysql-errors';
 import { setClause } from '../infra/database/set-clause';
-import { INDEX_SHIFT, MAX_INDEX, lowBits, maxIndexFor } from './core/queue-id-layout';
-import { SegmentPlan, firstIndexAfter, planSegment } from './core/refill-policy';
 import { IdAllocEntity } from './id-alloc.entity';
+import { AllocationResult, IdAllocNext } from './id-alloc-next';
+
+export type { AllocationResult } from './id-alloc-next';
 
 export interface IdAllocRow {
   appId: number;
@@ -19,26 +20,8 @@ export interface IdAllocRow {
   updateTime: Date;
 }
 
-export interface AllocationResult {
-  /** The indexes now owned by the caller, or null when the shard's space is used up. */
-  segment: SegmentPlan | null;
-  step: number;
-  maxIndex: bigint;
-  /** The row's max_limit_id as read by this allocation (0 = no limit). */
-  maxLimitId: bigint;
-}
-
 /** Attempts of an admin transaction that InnoDB chose as a deadlock victim (a rolled-back try changed nothing). */
 const DEADLOCK_ATTEMPTS = 5;
-
-/** The one row `shardleaf_id_alloc_next` selects (BIGINTs as decimal strings). */
-interface ProcedureRow {
-  found: number | string;
-  old_max_id: string | null;
-  new_max_id: string | null;
-  step: number | string | null;
-  max_limit_id: string | null;
-}
 
 export interface NewApp {
   appId: number;
@@ -66,10 +49,11 @@ export interface AppPatch {
 @Injectable()
 export class IdAllocRepository {
   private readonly logger = new Logger(IdAllocRepository.name);
-  /** Cleared once the server says the procedure does not exist. */
-  private procedureAvailable = true;
+  private readonly next: IdAllocNext;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {
+    this.next = new IdAllocNext(dataSource);
+  }
 
   async findAll(): Promise<IdAllocRow[]> {
     const rows = await this.dataSource.getRepository(IdAllocEntity).find({ order: { appId: 'ASC', shardId: 'ASC' } });
@@ -83,93 +67,9 @@ export class IdAllocRepository {
     return rows.map(toRow);
   }
 
-  /**
-   * Takes the next segment of a shard: the row is locked, advanced and committed in one
-   * transaction, so two callers (any instance) always get disjoint index ranges. The segment
-   * never passes the index limit implied by `max_limit_id`.
-   *
-   * One round trip: `CALL shardleaf_id_alloc_next(…)` (migration 1763770500000) runs that
-   * transaction inside the server. On a database without the procedure (the seed's own DDL, not
-   * migrated) the same transaction is sent statement by statement (four round trips).
-   */
-  async allocate(appId: number, shardId: number, minWanted: number): Promise<AllocationResult | null> {
-    if (this.procedureAvailable) {
-      try {
-        return await this.allocateByProcedure(appId, shardId, minWanted);
-      } catch (err) {
-        if (!isMissingProcedure(err)) {
-          throw err;
-        }
-        this.procedureAvailable = false;
-        this.logger.warn(
-          'stored procedure shardleaf_id_alloc_next is missing (migrations not run?): refills use a 4-statement transaction',
-        );
-      }
-    }
-    return this.allocateByTransaction(appId, shardId, minWanted);
-  }
-
-  private async allocateByProcedure(appId: number, shardId: number, minWanted: number): Promise<AllocationResult | null> {
-    const result: unknown = await this.dataSource.query('CALL shardleaf_id_alloc_next(?, ?, ?, ?, ?, ?)', [
-      appId,
-      shardId,
-      Math.max(1, minWanted),
-      lowBits(appId, shardId).toString(),
-      (1n << INDEX_SHIFT).toString(),
-      MAX_INDEX.toString(),
-    ]);
-    // mysql2 answers a CALL with [rows of the SELECT, the CALL's OK packet].
-    const row = (Array.isArray(result) && Array.isArray(result[0]) ? (result[0] as unknown[])[0] : undefined) as
-      | ProcedureRow
-      | undefined;
-    if (!row) {
-      throw new Error('shardleaf_id_alloc_next returned no row');
-    }
-    if (Number(row.found) !== 1) {
-      return null;
-    }
-    if (row.old_max_id === null || row.step === null || row.max_limit_id === null) {
-      throw new Error('shardleaf_id_alloc_next returned a row with NULL columns');
-    }
-    const oldMaxId = BigInt(row.old_max_id);
-    const step = Number(row.step);
-    const maxLimitId = BigInt(row.max_limit_id);
-    const maxIndex = maxIndexFor(appId, shardId, maxLimitId);
-    const segment = row.new_max_id === null ? null : { from: firstIndexAfter(oldMaxId), to: BigInt(row.new_max_id) };
-    // The procedure mirrors planSegment; a difference would be a bug there. The committed range is
-    // ours either way (uniqueness holds), but a wrong limit must not reach the caller.
-    const planned = planSegment(oldMaxId, step, maxIndex, minWanted);
-    if (planned?.from !== segment?.from || planned?.to !== segment?.to) {
-      throw new Error(
-        `shardleaf_id_alloc_next gave ${fmt(segment)} where planSegment gives ${fmt(planned)} (app ${appId} shard ${shardId})`,
-      );
-    }
-    return { segment, step, maxIndex, maxLimitId };
-  }
-
-  private async allocateByTransaction(appId: number, shardId: number, minWanted: number): Promise<AllocationResult | null> {
-    return this.dataSource.transaction(async (em) => {
-      const rows: Array<{ max_id: string; step: number; max_limit_id: string }> = await em.query(
-        'SELECT max_id, step, max_limit_id FROM id_alloc WHERE app_id = ? AND shard_id = ? FOR UPDATE',
-        [appId, shardId],
-      );
-      const row = rows[0];
-      if (!row) {
-        return null;
-      }
-      const step = Number(row.step);
-      const maxLimitId = BigInt(row.max_limit_id);
-      const maxIndex = maxIndexFor(appId, shardId, maxLimitId);
-      const segment = planSegment(BigInt(row.max_id), step, maxIndex, minWanted);
-      if (segment) {
-        await em.query('UPDATE id_alloc SET max_id = ? WHERE app_id = ? AND shard_id = ?', [
-          segment.to.toString(),
-          appId,
-          shardId,
-        ]);
-      }
-      return { segment, step, maxIndex, maxLimitId };
-    });
+  /** The next segment of a shard (IdAllocNext: one CALL, or the same transaction statement by statement). */
+  allocate(appId: number, shardId: number, minWanted: number): Promise<AllocationResult | null> {
+    return this.next.allocate(appId, shardId, minWanted);
   }
 
   /**
@@ -337,10 +237,6 @@ export class IdAllocRepository {
   }
 }
 
-function isMissingProcedure(err: unknown): boolean {
-  return errnoOf(err) === ER_SP_DOES_NOT_EXIST;
-}
-
 function retiredTableMissing(what: string): IdGenError {
   return new IdGenError(
     ErrorKind.Internal,
@@ -354,10 +250,6 @@ function isMissingRetiredTable(err: unknown): boolean {
 
 function toRetired(r: { app_id: number | string; shard_id: number | string; max_id: string }): RetiredShard {
   return { appId: Number(r.app_id), shardId: Number(r.shard_id), maxId: BigInt(r.max_id) };
-}
-
-function fmt(segment: SegmentPlan | null | undefined): string {
-  return segment ? `${segment.from}..${segment.to}` : 'nothing';
 }
 
 function toRow(e: IdAllocEntity): IdAllocRow {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { LeafAllocHistoryWriter } from './history/leaf-alloc-history.writer';
+import { LeafAllocProcedure } from './history/leaf-alloc-procedure';
 
 /** The OK packet of an UPDATE (mysql2 through TypeORM's `query`). */
 interface UpdateResult {
@@ -10,9 +11,10 @@ interface UpdateResult {
 }
 
 /**
- * The lease's row update on `leaf_alloc`: `max_id = max_id + count`, the new `max_id` read back
- * in the same statement's reply (`LAST_INSERT_ID(expr)`), and the range recorded in
- * `leaf_alloc_history`, in one transaction (the row lock is held until the history row is in).
+ * The lease's row update on `leaf_alloc`: `max_id = max_id + count` and the range recorded in
+ * `leaf_alloc_history`, in one transaction: one round trip (`shardleaf_leaf_alloc_next`), or,
+ * without the procedure, the UPDATE (the new `max_id` read back in its reply, `LAST_INSERT_ID(expr)`)
+ * and the history INSERT statement by statement.
  * The range is Leaf's: a fetch that moves `max_id` from M to M + n owns the IDs M .. M + n - 1
  * (SegmentBuffer.fill). The row's `step` is not used: a lease
  * takes exactly `count`, and the generator's own fetches (`max_id + GREATEST(step, …)`) on any
@@ -23,6 +25,7 @@ export class LeafAllocLeaseRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly history: LeafAllocHistoryWriter,
+    private readonly procedure: LeafAllocProcedure,
   ) {}
 
   /**
@@ -30,7 +33,11 @@ export class LeafAllocLeaseRepository {
    * deleted); `{ belowOne }` when the row's max_id is below 1 (made by hand): the lease would
    * hold IDs below 1, so the row is left unchanged (and LAST_INSERT_ID cannot hold a negative).
    */
-  advance(tag: string, count: number): Promise<bigint | null | { belowOne: bigint }> {
+  async advance(tag: string, count: number): Promise<bigint | null | { belowOne: bigint }> {
+    const called = await this.procedure.call(tag, 'lease', count);
+    if (called !== null) {
+      return called.kind === 'moved' ? called.maxId : called.kind === 'no-row' ? null : { belowOne: called.maxId };
+    }
     return this.dataSource.transaction(async (em) => {
       const result: UpdateResult = await em.query(
         'UPDATE leaf_alloc SET max_id = LAST_INSERT_ID(max_id + ?) WHERE biz_tag = ? AND max_id >= 1',

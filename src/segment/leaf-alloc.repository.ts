@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { setClause } from '../infra/database/set-clause';
 import { LeafAlloc, LeafAllocStore } from './core/leaf-alloc-store';
 import { LeafAllocHistoryWriter } from './history/leaf-alloc-history.writer';
+import { LeafAllocCall, LeafAllocProcedure } from './history/leaf-alloc-procedure';
 import { LeafAllocEntity } from './leaf-alloc.entity';
 
 export interface LeafAllocRow {
@@ -47,6 +48,7 @@ export class LeafAllocRepository implements LeafAllocStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly history: LeafAllocHistoryWriter,
+    private readonly procedure: LeafAllocProcedure,
   ) {}
 
   async getAllTags(): Promise<string[]> {
@@ -54,8 +56,15 @@ export class LeafAllocRepository implements LeafAllocStore {
     return rows.map((r) => r.biz_tag);
   }
 
-  /** The fetch's range (max_id - step .. max_id - 1) is recorded in leaf_alloc_history in the same transaction. */
-  updateMaxIdAndGetLeafAlloc(tag: string): Promise<LeafAlloc | null> {
+  /**
+   * `max_id = max_id + step`. One round trip (`shardleaf_leaf_alloc_next`, which also records the
+   * range in leaf_alloc_history); without the procedure, the same transaction statement by statement.
+   */
+  async updateMaxIdAndGetLeafAlloc(tag: string): Promise<LeafAlloc | null> {
+    const called = await this.procedure.call(tag, 'step', 0);
+    if (called !== null) {
+      return allocOf(called);
+    }
     return this.dataSource.transaction(async (em) => {
       await em.query('UPDATE leaf_alloc SET max_id = max_id + step WHERE biz_tag = ?', [tag]);
       const alloc = await this.readAlloc(em, tag);
@@ -66,8 +75,13 @@ export class LeafAllocRepository implements LeafAllocStore {
     });
   }
 
-  /** The UPDATE row-locks the tag, so the SELECT in the same transaction reads this fetch's result. */
-  updateMaxIdByCustomStepAndGetLeafAlloc(tag: string, customStep: number): Promise<LeafAlloc | null> {
+  /** `max_id = max_id + GREATEST(step, customStep)`, as updateMaxIdAndGetLeafAlloc. */
+  async updateMaxIdByCustomStepAndGetLeafAlloc(tag: string, customStep: number): Promise<LeafAlloc | null> {
+    const called = await this.procedure.call(tag, 'at-least', customStep);
+    if (called !== null) {
+      return allocOf(called);
+    }
+    // The UPDATE row-locks the tag, so the SELECT in the same transaction reads this fetch's result.
     return this.dataSource.transaction(async (em) => {
       await em.query('UPDATE leaf_alloc SET max_id = max_id + GREATEST(step, ?) WHERE biz_tag = ?', [customStep, tag]);
       const alloc = await this.readAlloc(em, tag);
@@ -195,6 +209,16 @@ class BelowRetired extends Error {
   constructor(readonly retiredMaxId: bigint) {
     super(`below the retired max_id ${retiredMaxId}`);
   }
+}
+
+function allocOf(called: LeafAllocCall): LeafAlloc | null {
+  if (called.kind === 'moved') {
+    return { key: called.tag, maxId: called.maxId, step: called.step };
+  }
+  if (called.kind === 'no-row') {
+    return null;
+  }
+  throw new Error(`shardleaf_leaf_alloc_next refused a fetch (max_id ${called.maxId})`);
 }
 
 function toRow(e: LeafAllocEntity): LeafAllocRow {

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LeaseModule } from '../lease/lease.module';
 import { LeafAllocHistoryRepository } from './history/leaf-alloc-history.repository';
 import { LeafAllocHistoryWriter } from './history/leaf-alloc-history.writer';
+import { LeafAllocProcedure } from './history/leaf-alloc-procedure';
 import { SegmentHistoryController } from './history/segment-history.controller';
 import { LeafAllocLeaseRepository } from './leaf-alloc-lease.repository';
 import { LeafAllocEntity } from './leaf-alloc.entity';
@@ -23,6 +24,7 @@ import { SegmentLeaseService } from './segment-lease.service';
   controllers: [SegmentController, SegmentAdminController, SegmentLeaseController, SegmentHistoryController],
   providers: [
     LeafAllocHistoryWriter,
+    LeafAllocProcedure,
     LeafAllocHistoryRepository,
     LeafAllocRepository,
     segmentGeneratorProvider,

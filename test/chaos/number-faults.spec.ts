@@ -63,12 +63,12 @@ describe('formatted numbers under faults', () => {
   it('1. the database day turns under load, instance clocks 5 s apart', async () => {
     // The database's clock view reads 23:59:52 now and runs on: midnight comes 8 s into the load.
     const [{ us, d1 }] = await db.query<Array<{ us: string; d1: string }>>(
-      "SELECT TIMESTAMPDIFF(MICROSECOND, NOW(6), TIMESTAMP(CURDATE(), '23:59:52')) AS us, DATE_FORMAT(CURDATE() + INTERVAL 1 DAY, '%Y%m%d') AS d1",
+      "SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), TIMESTAMP(UTC_DATE(), '23:59:52')) AS us, DATE_FORMAT(UTC_DATE() + INTERVAL 1 DAY, '%Y%m%d') AS d1",
       [],
       DATABASE,
     );
     await db.query(
-      `CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT TIMESTAMPADD(MICROSECOND, ${BigInt(us)}, NOW(3)) AS db_now`,
+      `CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT TIMESTAMPADD(MICROSECOND, ${BigInt(us)}, UTC_TIMESTAMP(3)) AS db_now`,
       [],
       DATABASE,
     );

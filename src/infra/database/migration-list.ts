@@ -8,6 +8,8 @@ import { AddLeafWorkeridAllocOwner1763770800000 } from '../../../migrations/1763
 import { CreateNumberFormats1763770900000 } from '../../../migrations/1763770900000-create-number-formats';
 import { CreateIdAllocHistory1763771000000 } from '../../../migrations/1763771000000-create-id-alloc-history';
 import { CreateLeafAllocHistory1763771100000 } from '../../../migrations/1763771100000-create-leaf-alloc-history';
+import { NumberClockUtc1763771200000 } from '../../../migrations/1763771200000-number-clock-utc';
+import { CreateLeafAllocNextProcedure1763771300000 } from '../../../migrations/1763771300000-create-leaf-alloc-next-procedure';
 
 /** Every migration, in order. Listed explicitly (no glob) so ts-node, Jest and dist load the same classes. */
 export const MIGRATIONS = [
@@ -21,4 +23,6 @@ export const MIGRATIONS = [
   CreateNumberFormats1763770900000,
   CreateIdAllocHistory1763771000000,
   CreateLeafAllocHistory1763771100000,
+  NumberClockUtc1763771200000,
+  CreateLeafAllocNextProcedure1763771300000,
 ];

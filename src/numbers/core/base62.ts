@@ -6,15 +6,23 @@ export const BASE62_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
  * or needs more than `width` digits: a number is never longer than its pattern says.
  */
 export function toBase62(n: bigint, width: number): string {
-  return toBase(n, width, 62n);
+  return digitsOf(n, width, 62n);
 }
 
 /** `n` in decimal, zero-padded to `width` digits; a RangeError when it does not fit. */
 export function toDecimal(n: bigint, width: number): string {
-  return toBase(n, width, 10n);
+  return digitsOf(n, width, 10n);
 }
 
-function toBase(n: bigint, width: number, base: bigint): string {
+/** The bases of a sequence: decimal, upper-case base 36 (`0-9A-Z`) and base 62. */
+export type SeqBase = 10 | 36 | 62;
+
+/** `n` in `base` (its digits the first of BASE62_DIGITS), zero-padded to `width`; a RangeError when it does not fit. */
+export function toBase(n: bigint, width: number, base: SeqBase): string {
+  return digitsOf(n, width, BigInt(base));
+}
+
+function digitsOf(n: bigint, width: number, base: bigint): string {
   if (n < 0n) {
     throw new RangeError(`a sequence is never negative, got ${n}`);
   }
@@ -30,7 +38,7 @@ function toBase(n: bigint, width: number, base: bigint): string {
   return digits.padStart(width, '0');
 }
 
-/** The largest value of `width` digits in `base` (10 or 62): base^width - 1. */
-export function largestOf(width: number, base: 10 | 62): bigint {
+/** The largest value of `width` digits in `base`: base^width - 1. */
+export function largestOf(width: number, base: SeqBase): bigint {
   return BigInt(base) ** BigInt(width) - 1n;
 }

@@ -1,3 +1,4 @@
+import { Instant } from './number-clock';
 import { NumberSegment, PeriodProof } from './number-segment';
 
 /** This instance's state of one key, for the admin API and the dashboard. */
@@ -26,6 +27,8 @@ export class NumberBuffer {
   loading: Promise<void> | null = null;
   reading: Promise<void> | null = null;
   exhausted: PeriodProof | null = null;
+  /** Numbers the requests waiting for an allocation of this key still need, summed. */
+  demand = 0;
 
   constructor(readonly key: string) {}
 
@@ -36,7 +39,7 @@ export class NumberBuffer {
 }
 
 /** A buffer's state for the admin API: its segments' periods, sequences and how long their proofs hold. */
-export function bufferView(buffer: NumberBuffer, now: number): NumberBufferView {
+export function bufferView(buffer: NumberBuffer, now: Instant): NumberBufferView {
   return {
     key: buffer.key,
     loading: buffer.loading !== null,
@@ -46,7 +49,7 @@ export function bufferView(buffer: NumberBuffer, now: number): NumberBufferView 
   };
 }
 
-function segmentView(segment: NumberSegment | null, now: number): NumberSegmentView | null {
+function segmentView(segment: NumberSegment | null, now: Instant): NumberSegmentView | null {
   if (segment === null) {
     return null;
   }
@@ -55,6 +58,6 @@ function segmentView(segment: NumberSegment | null, now: number): NumberSegmentV
     next: segment.next.toString(),
     max: segment.max.toString(),
     left: segment.left.toString(),
-    validForMs: Math.round(segment.proof.until - now),
+    validForMs: Math.round(segment.proof.msLeft(now)),
   };
 }

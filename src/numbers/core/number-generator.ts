@@ -1,6 +1,6 @@
-import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { NumberBuffer, NumberBufferView, bufferView } from './number-buffer';
-import { MonotonicClock } from './number-clock';
+import { FRUITLESS_CALLS, exhaustedError, noProgress, notFound } from './number-errors';
+import { InstanceClock, Instant, elapsedMs } from './number-clock';
 import { NumberPattern, parsePattern } from './number-pattern';
 import { ClockAnchor, NumberSegment, PeriodProof, ValidityOptions } from './number-segment';
 import { NumberStore } from './number-store';
@@ -9,7 +9,7 @@ import { parseDbTime, periodOfKey } from './period';
 export type { NumberBufferView, NumberSegmentView } from './number-buffer';
 
 export interface NumberGeneratorOptions extends ValidityOptions {
-  clock: MonotonicClock;
+  clock: InstanceClock;
   /** Closer than this to a period's end: allocate exactly the demand and preload nothing (ms). */
   boundaryWindowMs: number;
   /** An unknown key is answered from memory this long after the database said so (ms). */
@@ -23,9 +23,9 @@ export type NumberEvent =
   | { kind: 'allocation'; outcome: 'allocated' | 'exhausted' | 'not_found' | 'failed'; size: bigint }
   | { kind: 'clock_read'; outcome: 'confirmed' | 'period_over' | 'not_found' | 'failed' };
 
-/** Waits and re-reads one request may go through per number before it gives up. */
-const ROUNDS_PER_NUMBER = 8;
 const MAX_MISSES = 10_000;
+/** Share of NUMBER_CLOCK_TRUST_MS left of a proof below which the clock is read in the background. */
+const REFRESH_SHARE = 0.2;
 
 /**
  * Formatted numbers from segments per (key, period), double-buffered like Leaf's segment mode.
@@ -34,11 +34,12 @@ const MAX_MISSES = 10_000;
  * while that proof holds for the request, so once any instance allocated in a new period, no
  * request that starts afterwards gets a number of the old one. A proof expires conservatively
  * before the period's end (or after `trustMs`); the clock is then read again, which costs no
- * numbers. Framework-free: the database is the NumberStore port, time the monotonic clock.
+ * numbers. Framework-free: the database is the NumberStore port, time the InstanceClock.
  */
 export class NumberGenerator {
   private readonly buffers = new Map<string, NumberBuffer>();
-  private readonly misses = new Map<string, number>();
+  /** Keys the database said are unknown, and when it said so. */
+  private readonly misses = new Map<string, Instant>();
   private readonly patterns = new Map<string, NumberPattern>();
   private readonly emit: (event: NumberEvent) => void;
   private closed = false;
@@ -55,39 +56,58 @@ export class NumberGenerator {
     const clock = this.options.clock;
     const start = clock.now();
     const miss = this.misses.get(key);
-    if (miss !== undefined && start < miss) {
+    if (miss !== undefined && elapsedMs(miss, start) < (this.options.missCacheMs ?? 1000)) {
       throw notFound(key);
     }
     const buffer = this.bufferOf(key);
     const out: string[] = [];
-    for (let round = 0; out.length < count; round++) {
-      if (round > ROUNDS_PER_NUMBER * count + 16) {
-        throw new IdGenError(ErrorKind.BackendUnavailable, `number format '${key}': the database clock could not be confirmed; retry`);
+    // This request's part of buffer.demand: what it still waits for from an allocation.
+    let waiting = 0;
+    let fruitless = 0;
+    const waitFor = async (call: () => Promise<void>): Promise<void> => {
+      if (++fruitless > FRUITLESS_CALLS) {
+        throw noProgress(key);
       }
-      const segment = buffer.current;
-      if (segment !== null && segment.left > 0n) {
-        const now = clock.now();
-        if (segment.proof.holdsFor(start, now)) {
-          segment.takeInto(out, count - out.length, now);
-          this.maybePreload(buffer, now);
-        } else {
-          await this.readClock(buffer);
+      await call();
+    };
+    try {
+      while (out.length < count) {
+        const segment = buffer.current;
+        if (segment !== null && segment.left > 0n) {
+          const now = clock.now();
+          if (segment.proof.holdsFor(start, now)) {
+            const taken = segment.takeInto(out, count - out.length, now);
+            fruitless = 0;
+            const settled = Math.min(waiting, taken);
+            waiting -= settled;
+            buffer.demand -= settled;
+            this.maybePreload(buffer, now);
+            this.maybeConfirm(buffer, now);
+          } else {
+            await waitFor(() => this.readClock(buffer));
+          }
+          continue;
         }
-        continue;
-      }
-      if (buffer.next !== null) {
-        buffer.current = buffer.next;
-        buffer.next = null;
-        continue;
-      }
-      const exhausted = buffer.exhausted;
-      if (exhausted !== null) {
-        if (exhausted.holdsFor(start, clock.now())) {
-          throw exhaustedError(key, exhausted);
+        if (buffer.next !== null) {
+          buffer.current = buffer.next;
+          buffer.next = null;
+          continue;
         }
-        buffer.exhausted = null;
+        const exhausted = buffer.exhausted;
+        if (exhausted !== null) {
+          if (exhausted.holdsFor(start, clock.now())) {
+            throw exhaustedError(key, exhausted);
+          }
+          buffer.exhausted = null;
+        }
+        if (waiting === 0) {
+          waiting = count - out.length;
+          buffer.demand += waiting;
+        }
+        await waitFor(() => this.load(buffer));
       }
-      await this.load(buffer, count - out.length);
+    } finally {
+      buffer.demand -= waiting;
     }
     this.emit({ kind: 'issued', key, count });
     return out;
@@ -122,10 +142,7 @@ export class NumberGenerator {
 
   view(key: string): NumberBufferView | null {
     const buffer = this.buffers.get(key);
-    if (!buffer) {
-      return null;
-    }
-    return bufferView(buffer, this.options.clock.now());
+    return buffer ? bufferView(buffer, this.options.clock.now()) : null;
   }
 
   private bufferOf(key: string): NumberBuffer {
@@ -137,7 +154,7 @@ export class NumberGenerator {
     return buffer;
   }
 
-  private maybePreload(buffer: NumberBuffer, now: number): void {
+  private maybePreload(buffer: NumberBuffer, now: Instant): void {
     const current = buffer.current;
     if (this.closed || current === null || buffer.next !== null || buffer.loading !== null || !current.pastTenth) {
       return;
@@ -146,13 +163,35 @@ export class NumberGenerator {
       return;
     }
     // In the background; whoever runs out awaits the same promise and sees its error.
-    this.load(buffer, 1).catch(() => undefined);
+    this.load(buffer).catch(() => undefined);
   }
 
-  /** The one allocation in flight for this buffer (a preload, or a caller that ran out). */
-  private load(buffer: NumberBuffer, wanted: number): Promise<void> {
+  /**
+   * Reads the database clock in the background once the current segment's proof has less than
+   * REFRESH_SHARE of the trust left, so requests seldom wait for a reading; not when the period's
+   * end limits the proof (a reading then would not hold longer: near the end requests wait).
+   */
+  private maybeConfirm(buffer: NumberBuffer, now: Instant): void {
+    const proof = buffer.current?.proof;
+    if (this.closed || proof === undefined || buffer.reading !== null) {
+      return;
+    }
+    const share = this.options.trustMs * REFRESH_SHARE;
+    const left = proof.msLeft(now);
+    const fresh = Math.min(proof.msToEnd(now) - this.options.marginMs, this.options.trustMs);
+    if (left < share && fresh - left > share) {
+      this.readClock(buffer).catch(() => undefined);
+    }
+  }
+
+  /**
+   * The one allocation in flight for this buffer (a preload, or callers that ran out). It asks for
+   * the summed demand of the requests waiting when it starts (at least one number); those that come
+   * while it runs wait for it and then start the next with theirs.
+   */
+  private load(buffer: NumberBuffer): Promise<void> {
     if (buffer.loading === null) {
-      buffer.loading = this.allocate(buffer, wanted).finally(() => {
+      buffer.loading = this.allocate(buffer, Math.max(1, buffer.demand)).finally(() => {
         buffer.loading = null;
       });
     }
@@ -246,7 +285,7 @@ export class NumberGenerator {
     if (this.misses.size >= MAX_MISSES) {
       this.misses.clear();
     }
-    this.misses.set(buffer.key, this.options.clock.now() + (this.options.missCacheMs ?? 1000));
+    this.misses.set(buffer.key, this.options.clock.now());
   }
 
   private patternOf(source: string): NumberPattern {
@@ -257,16 +296,4 @@ export class NumberGenerator {
     }
     return pattern;
   }
-}
-
-function notFound(key: string): IdGenError {
-  return new IdGenError(ErrorKind.NumberFormatNotFound, `no number format '${key}'`);
-}
-
-function exhaustedError(key: string, proof: PeriodProof): IdGenError {
-  const period = proof.period.key === '' ? 'its sequence (reset none)' : `period ${proof.period.key}`;
-  return new IdGenError(
-    ErrorKind.NumberExhausted,
-    `number format '${key}' has used up ${period}: the next number would not fit its pattern's digits`,
-  );
 }

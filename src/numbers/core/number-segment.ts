@@ -1,57 +1,82 @@
+import { Instant, elapsedMs, notAfter } from './number-clock';
 import { NumberPattern, formatNumber } from './number-pattern';
 import { Period, dateFields } from './period';
 
 /**
- * One reading of the database clock: the instance's monotonic time just before the query was
- * sent (`anchor`) and when its reply arrived (`reply`), and the database local time it returned
- * (`dbMs`, read at some instant between the two).
+ * One reading of the database clock: the instance's clocks just before the query was sent
+ * (`anchor`) and when its reply arrived (`reply`), and the database time it returned (`dbMs`, read
+ * at some instant between the two).
  */
 export interface ClockAnchor {
-  anchor: number;
-  reply: number;
+  anchor: Instant;
+  reply: Instant;
   dbMs: number;
 }
 
 export interface ValidityOptions {
-  /** Kept between the estimated database time and the period's end, for clock rate drift (ms). */
+  /**
+   * Kept between the estimated database time and the period's end (ms), for the two clocks' rate
+   * difference over a reading's life (configuration requires at least 1000 ppm of `trustMs` + 2 ms).
+   */
   marginMs: number;
   /** A reading is trusted this long at most; after that the clock is read again (ms). */
   trustMs: number;
 }
 
 /**
- * Until when (monotonic ms) a reading proves the database is still in `period`. At monotonic time
- * m the database time is at most `dbMs + (m - anchor)` (the reading was taken after `anchor`), so
- * before `anchor + (end - dbMs) - margin` the period cannot have ended; trusted at most `trustMs`.
+ * The database answers its clock truncated to the millisecond (`UTC_TIMESTAMP(3)`): when it said
+ * `dbMs` it was up to this much later.
  */
-export function validUntil(reading: ClockAnchor, period: Period, options: ValidityOptions): number {
-  const toEnd = period.endMs - reading.dbMs - options.marginMs;
-  return reading.anchor + Math.min(toEnd, options.trustMs);
+export const DB_CLOCK_STEP_MS = 1;
+
+/**
+ * How long after its anchor (ms) a reading proves the database is still in `period`. When m ms
+ * passed since the anchor, the database time is at most `dbMs + step + m` (the reading was taken
+ * after the anchor, and truncated), so before `(end - dbMs - step) - margin` the period cannot have
+ * ended; trusted at most `trustMs`.
+ */
+export function validForMs(reading: ClockAnchor, period: Period, options: ValidityOptions): number {
+  return Math.min(period.endMs - (reading.dbMs + DB_CLOCK_STEP_MS) - options.marginMs, options.trustMs);
+}
+
+/** One reading's bound: it proves the period for `validMs` after `anchor`. */
+interface Bound {
+  anchor: Instant;
+  validMs: number;
 }
 
 /**
  * A proof that the database was in `period` at some instant: while it holds, a request may act as
- * if that instant were now. It holds for a request that started before the reading was sent (the
- * reading happened during the request), or until `validUntil` for any request.
+ * if that instant were now. It holds for a request that started before the latest reading was sent
+ * (the reading happened during the request), or, for any request, while less than `validForMs` of
+ * one of its readings passed since that reading's anchor (measured by `elapsedMs`).
  */
 export class PeriodProof {
-  anchor: number;
-  until: number;
-  /** The latest reading, for the time printed in numbers. */
+  /** The latest reading: the anchor requests are compared with, and the time printed in numbers. */
   latest: ClockAnchor;
+  /** The last two readings' bounds (either one proves the period). */
+  private bounds: Bound[];
 
   constructor(
     readonly period: Period,
     reading: ClockAnchor,
     private readonly options: ValidityOptions,
   ) {
-    this.anchor = reading.anchor;
-    this.until = validUntil(reading, period, options);
     this.latest = reading;
+    this.bounds = [{ anchor: reading.anchor, validMs: validForMs(reading, period, options) }];
   }
 
-  holdsFor(requestStart: number, now: number): boolean {
-    return now < this.until || requestStart <= this.anchor;
+  get anchor(): Instant {
+    return this.latest.anchor;
+  }
+
+  holdsFor(requestStart: Instant, now: Instant): boolean {
+    return this.msLeft(now) > 0 || notAfter(requestStart, this.latest.anchor);
+  }
+
+  /** How much longer (ms) the proof holds for any request; 0 or less once it does not. */
+  msLeft(now: Instant): number {
+    return Math.max(...this.bounds.map((b) => b.validMs - elapsedMs(b.anchor, now)));
   }
 
   /** A newer reading: extends the proof when the period still runs; false once it has ended. */
@@ -59,22 +84,21 @@ export class PeriodProof {
     if (reading.dbMs >= this.period.endMs) {
       return false;
     }
-    if (reading.anchor > this.anchor) {
-      this.anchor = reading.anchor;
+    if (!notAfter(reading.anchor, this.latest.anchor)) {
       this.latest = reading;
     }
-    this.until = Math.max(this.until, validUntil(reading, this.period, this.options));
+    this.bounds = [...this.bounds, { anchor: reading.anchor, validMs: validForMs(reading, this.period, this.options) }].slice(-2);
     return true;
   }
 
-  /** Monotonic ms left until the period's end at the latest (an upper bound of database time). */
-  msToEnd(now: number): number {
-    return this.period.endMs - (this.latest.dbMs + (now - this.latest.anchor));
+  /** Ms left until the period's end at the latest (from an upper bound of the database time). */
+  msToEnd(now: Instant): number {
+    return this.period.endMs - (this.latest.dbMs + DB_CLOCK_STEP_MS + elapsedMs(this.latest.anchor, now));
   }
 
-  /** Database local time for printing: the reading plus time since its reply, kept inside the period. */
-  printTime(now: number): number {
-    const t = this.latest.dbMs + Math.max(0, now - this.latest.reply);
+  /** Database time for printing: the reading plus the time since its reply, kept inside the period. */
+  printTime(now: Instant): number {
+    const t = this.latest.dbMs + Math.max(0, elapsedMs(this.latest.reply, now));
     return Math.min(Math.max(t, this.period.startMs), this.period.endMs - 1);
   }
 }
@@ -110,12 +134,14 @@ export class NumberSegment {
     this.next = this.max + 1n;
   }
 
-  /** Formats up to `n` numbers into `out`, printed at database time `printTime(now)`. */
-  takeInto(out: string[], n: number, now: number): void {
+  /** Formats up to `n` numbers into `out`, printed at database time `printTime(now)`; returns how many. */
+  takeInto(out: string[], n: number, now: Instant): number {
     const fields = dateFields(this.proof.printTime(now));
-    for (let i = 0; i < n && this.next <= this.max; i++) {
+    let taken = 0;
+    for (; taken < n && this.next <= this.max; taken++) {
       out.push(formatNumber(this.pattern, fields, this.next));
       this.next++;
     }
+    return taken;
   }
 }

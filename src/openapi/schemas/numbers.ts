@@ -1,5 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import { PATTERN_MAX_LENGTH } from '../../numbers/core/number-pattern';
+import { MAX_SEQ_WIDTH, PATTERN_MAX_LENGTH } from '../../numbers/core/number-pattern';
 import { RESET_PERIODS } from '../../numbers/core/period';
 import { DEFAULT_NUMBER_STEP, KEY_MAX_LENGTH, MAX_NUMBER_STEP, NUMBER_DESCRIPTION_MAX, NUMBER_KEY_PATTERN } from '../../numbers/numbers.input';
 import { DECIMAL, ISO_TIME, closed, int, nullable, ref } from './common';
@@ -7,14 +7,14 @@ import { DECIMAL, ISO_TIME, closed, int, nullable, ref } from './common';
 /** A format key, as parseNumberKey accepts it. */
 export const NUMBER_KEY: SchemaObject = { type: 'string', minLength: 1, maxLength: KEY_MAX_LENGTH, pattern: NUMBER_KEY_PATTERN.source };
 
-/** A formatted number: literal text, date digits and the sequence's digits (base 62 included). */
+/** A formatted number: literal text, date digits and the sequence's digits (bases 36 and 62 included). */
 export const FORMATTED_NUMBER: SchemaObject = { type: 'string', pattern: '^[A-Za-z0-9_.:/#@+-]+$', example: 'ORD20261126000001' };
 
 /** A period's key: '' (reset none), yyyy, yyyyMM or yyyyMMdd on the database's calendar. */
 const PERIOD: SchemaObject = {
   type: 'string',
   pattern: '^([0-9]{4}([0-9]{2}([0-9]{2})?)?)?$',
-  description: "'' (reset none), yyyy (yearly), yyyyMM (monthly) or yyyyMMdd (daily), by the database's clock",
+  description: "'' (reset none), yyyy (yearly), yyyyMM (monthly) or yyyyMMdd (daily), by the database's UTC clock in NUMBER_TIME_ZONE",
 };
 const RESET: SchemaObject = { type: 'string', enum: [...RESET_PERIODS] };
 
@@ -32,13 +32,13 @@ const SEGMENT = closed(
 
 const FORMAT = {
   key: NUMBER_KEY,
-  pattern: { type: 'string' } as SchemaObject,
+  pattern: { type: 'string', description: 'as stored: sequence widths without leading zeros ({seq:06} is {seq:6})' } as SchemaObject,
   reset: RESET,
   step: int(1, MAX_NUMBER_STEP),
   description: nullable({ type: 'string' }),
   createTime: ISO_TIME,
   updateTime: ISO_TIME,
-  capacity: { ...DECIMAL, description: 'the largest sequence of a period (10^N - 1 or 62^N - 1); the number after it answers NUMBER_EXHAUSTED' },
+  capacity: { ...DECIMAL, description: 'the largest sequence of a period (10^N - 1, 36^N - 1 or 62^N - 1); the number after it answers NUMBER_EXHAUSTED' },
   length: int(1, undefined, 'characters of every number'),
   latest: {
     ...closed({ period: PERIOD, maxSeq: DECIMAL, left: DECIMAL }),
@@ -88,14 +88,26 @@ export function numberBodySchemas(): Record<string, SchemaObject> {
           example: 'ORD{yyyyMMdd}{seq:6}',
           description:
             'literal text (A-Z a-z 0-9 _ . : / # @ + -), date parts {yyyy} {yy} {MM} {dd} {HH} (or a run: {yyyyMMdd}) and exactly one ' +
-            '{seq:N} (1..18 decimal digits, zero-padded) or {seq62:N} (1..10 base-62 digits); the pattern must print the date ' +
-            'parts that tell the periods of its reset apart',
+            `{seq:N} (1..${MAX_SEQ_WIDTH[10]} decimal digits, zero-padded), {seq36:N} (1..${MAX_SEQ_WIDTH[36]} upper-case base-36 digits, 0-9A-Z) ` +
+            `or {seq62:N} (1..${MAX_SEQ_WIDTH[62]} base-62 digits, 0-9A-Za-z: case-sensitive, store such numbers in a binary or _bin column); ` +
+            'a width is stored without leading zeros; the pattern must print the date parts that tell the periods of its reset apart',
         },
-        reset: { ...RESET, description: "when the sequence starts again at 1, by the database's clock (default none)" },
+        reset: {
+          ...RESET,
+          description:
+            "when the sequence starts again at 1 (default none): periods and the printed date come from the database's UTC clock, " +
+            'days (months, years) counted in the UTC offset NUMBER_TIME_ZONE (default +00:00)',
+        },
         step,
         description,
+        allowTextOverlap: {
+          type: 'boolean',
+          default: false,
+          description:
+            "create it even when its pattern can print text a live or deleted format of another key can print (else 409 NUMBER_TEXT_OVERLAP); not stored",
+        },
       },
-      ['reset', 'step', 'description'],
+      ['reset', 'step', 'description', 'allowTextOverlap'],
     ),
     PatchNumberFormatBody: {
       ...closed({ step, description }, ['step', 'description'], 'the pattern and reset never change (400): create a format with a new key'),

@@ -135,6 +135,23 @@ describe('allocation history', () => {
     expect(Number(recent[0].n)).toBeGreaterThan(0);
   });
 
+  it('prunes a backlog in batches by primary key: every old row, none of the recent ones', async () => {
+    // 2,500 old ranges (three batches) over a few shards and tags, and recent ones between them.
+    const values = (n: number, daysAgo: number, base: number) =>
+      Array.from({ length: n }, (_, i) => `(${20 + (i % 3)}, ${i % 7}, ${base + i}, ${base + i}, UTC_TIMESTAMP(3) - INTERVAL ${daysAgo} DAY)`).join(', ');
+    await suite.env.sql(`INSERT INTO id_alloc_history (app_id, shard_id, from_index, to_index, allocated_at) VALUES ${values(2500, 120, 1000)}`);
+    await suite.env.sql(`INSERT INTO id_alloc_history (app_id, shard_id, from_index, to_index, allocated_at) VALUES ${values(30, 1, 900_000)}`);
+    const tags = Array.from({ length: 1200 }, (_, i) => `('bt${i % 5}', ${i + 1}, ${i + 1}, UTC_TIMESTAMP(3) - INTERVAL 95 DAY)`).join(', ');
+    await suite.env.sql(`INSERT INTO leaf_alloc_history (biz_tag, from_id, to_id, allocated_at) VALUES ${tags}`);
+    const count = async (table: string, where: string): Promise<number> =>
+      Number(((await suite.env.sql(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`)) as Array<{ n: string }>)[0].n);
+    const recentBefore = await count('id_alloc_history', 'allocated_at >= UTC_TIMESTAMP() - INTERVAL 90 DAY');
+    expect(await app.get(HistoryPruner).prune()).toEqual({ id_alloc_history: 2500, leaf_alloc_history: 1200 });
+    expect(await count('id_alloc_history', 'allocated_at < UTC_TIMESTAMP() - INTERVAL 90 DAY')).toBe(0);
+    expect(await count('leaf_alloc_history', 'allocated_at < UTC_TIMESTAMP() - INTERVAL 90 DAY')).toBe(0);
+    expect(await count('id_alloc_history', 'allocated_at >= UTC_TIMESTAMP() - INTERVAL 90 DAY')).toBe(recentBefore);
+  });
+
   it('without the history tables (migrations not run): decodes to null, "at" finds nothing, segment IDs still issue', async () => {
     const id = (await get('/api/id/5?gatePass=dave')).body;
     await suite.env.sql('DROP TABLE id_alloc_history');

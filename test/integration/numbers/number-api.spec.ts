@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorSpec } from '../../../src/common/error-catalog';
 import { ErrorKind } from '../../../src/common/id-gen.error';
+import { CLOCK_VIEW, numberClockSql } from '../../../src/numbers/number-clock-sql';
 import { appSuite } from '../../support/app-suite';
 import { expectError, request } from '../../support/test-env';
 
@@ -15,9 +16,10 @@ describe('formatted numbers: route and admin API', () => {
   const one = (key: string) => request(app, 'GET', `/api/number/${key}`, { token: null });
   const many = (key: string, n: number) => request(app, 'GET', `/api/number/${key}?count=${n}`, { token: null });
 
+  /** The database's day as the service reads it: the same expression, on the same view, in NUMBER_TIME_ZONE (default). */
   async function dbDay(): Promise<string> {
-    const rows = (await suite.env.sql("SELECT DATE_FORMAT(NOW(), '%Y%m%d') AS d")) as Array<{ d: string }>;
-    return rows[0].d;
+    const rows = (await suite.env.sql(`SELECT ${numberClockSql('+00:00')} AS t FROM ${CLOCK_VIEW} c`)) as Array<{ t: string }>;
+    return rows[0].t.slice(0, 10).replace(/-/g, '');
   }
 
   beforeAll(async () => {
@@ -68,6 +70,16 @@ describe('formatted numbers: route and admin API', () => {
     expect(numbers[61].slice(-3)).toBe('010');
   });
 
+  it('{seq:06} is stored as {seq:6} (the same format), {seq36:N} prints upper-case base 36', async () => {
+    const res = await create({ key: 'lead0', pattern: 'L{seq:06}' });
+    expect(res.status).toBe(201);
+    expect(res.json()).toMatchObject({ pattern: 'L{seq:6}', capacity: '999999' });
+    expect((await create({ key: 'lead0', pattern: 'L{seq:6}' })).status).toBe(200);
+    expect((await create({ key: 'b36', pattern: 'H{seq36:2}', step: 1 })).status).toBe(201);
+    const numbers = (await many('b36', 37)).json<{ numbers: string[] }>().numbers;
+    expect([numbers[0], numbers[34], numbers[35], numbers[36]]).toEqual(['H01', 'H0Z', 'H10', 'H11']);
+  });
+
   it('admin: create is idempotent, list and get show the latest period, PATCH changes the step only', async () => {
     const body = { key: 'inv', pattern: 'INV{yyyyMM}-{seq:5}', reset: 'monthly', step: 7, description: 'invoices' };
     expect((await create(body)).status).toBe(201);
@@ -105,6 +117,36 @@ describe('formatted numbers: route and admin API', () => {
     const next = await one('del');
     expect(next.status).toBe(200);
     expect(['D0006', 'D0009']).toContain(next.body);
+  });
+
+  it('a pattern that can print what a live or deleted format of another key prints: 409 NUMBER_TEXT_OVERLAP, unless allowTextOverlap', async () => {
+    const OVERLAP = errorSpec(ErrorKind.NumberTextOverlap);
+    expect(OVERLAP).toEqual({ code: -302, status: 409 });
+    expect((await create({ key: 'tix', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily' })).status).toBe(201);
+    const first = (await one('tix')).body;
+    // Live: the same pattern, or one whose every position can hold the same character.
+    expect(expectError(await create({ key: 'tix2', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily' }), 409, -302).message).toMatch(/'tix'/);
+    expectError(await create({ key: 'tix3', pattern: 'TIX{seq:12}' }), 409, -302);
+    expect((await create({ key: 'tix4', pattern: 'TIX-{seq:11}' })).status).toBe(201);
+    // Deleted: "delete ord, create ord2 with the same pattern" would print ORD…000001 again.
+    expect((await request(app, 'DELETE', '/admin/numbers/tix')).status).toBe(200);
+    const refused = expectError(await create({ key: 'tix5', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily' }), 409, -302);
+    expect(refused.message).toMatch(/'tix' \(deleted at/);
+    expectError(await one('tix5'), NOT_FOUND.status, NOT_FOUND.code);
+    // The opt-in: created, and (its own sequence) it prints the first number again.
+    const allowed = await create({ key: 'tix5', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily', allowTextOverlap: true });
+    expect(allowed.status).toBe(201);
+    expect((await one('tix5')).body).toBe(first);
+    // Creating it again (idempotent) needs no opt-in; a bad opt-in is bad input.
+    expect((await create({ key: 'tix5', pattern: 'TIX{yyyyMMdd}{seq:4}', reset: 'daily' })).status).toBe(200);
+    expectError(await create({ key: 'tix6', pattern: 'Z{seq:2}', allowTextOverlap: 'yes' }), 400, -100);
+  });
+
+  it('concurrent creates of overlapping patterns under different keys: exactly one gets in', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => create({ key: `race${i}`, pattern: 'RACE{seq:5}' })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
   });
 
   it('unknown keys answer 404 NUMBER_FORMAT_NOT_FOUND; bad input answers 400 with {code, message}', async () => {

@@ -14,7 +14,12 @@ interface Reply {
 /**
  * The database's day moves forward while two instances serve under load: the test redefines the
  * clock view of its own database (DB-side state) to read 23:59:56 now and run on from there. The
- * instances' own clocks differ by 5 s (the second runs with the clock-offset test hook). The
+ * second instance runs with the clock-offset test hook: its snowflake clock and both clocks its
+ * number generator reads (monotonic and wall) are 5 s ahead. That shows what it is meant to: a
+ * constant offset changes nothing, since the generator only measures time since a database
+ * reading and never asks its clocks for the time of day. Clocks that run at different rates,
+ * stop (a suspend) or are stepped are the unit tests' (number-generator.spec.ts); whole processes
+ * whose Date is 5 s ahead and behind, the fault suite's (test/chaos/number-faults.spec.ts). The
  * sequence must restart at 1 on the new day, and no request sent after a number of the new day
  * came back may get a number of the old one.
  */
@@ -31,19 +36,19 @@ describe('formatted numbers across the database midnight', () => {
 
   it('restarts at 1 on the new day, and no number of the old day is issued after it', async () => {
     const rows = (await suite.env.sql(
-      "SELECT TIMESTAMPDIFF(MICROSECOND, NOW(6), TIMESTAMP(CURDATE(), '23:59:56')) AS us, " +
-        "DATE_FORMAT(CURDATE(), '%Y%m%d') AS d0, DATE_FORMAT(CURDATE() + INTERVAL 1 DAY, '%Y%m%d') AS d1",
+      "SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), TIMESTAMP(UTC_DATE(), '23:59:56')) AS us, " +
+        "DATE_FORMAT(UTC_DATE(), '%Y%m%d') AS d0, DATE_FORMAT(UTC_DATE() + INTERVAL 1 DAY, '%Y%m%d') AS d1",
     )) as Array<{ us: string; d0: string; d1: string }>;
     const { us, d0, d1 } = rows[0];
     await suite.env.sql(
-      `CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT TIMESTAMPADD(MICROSECOND, ${BigInt(us)}, NOW(3)) AS db_now`,
+      `CREATE OR REPLACE SQL SECURITY INVOKER VIEW shardleaf_db_clock AS SELECT TIMESTAMPADD(MICROSECOND, ${BigInt(us)}, UTC_TIMESTAMP(3)) AS db_now`,
     );
     const movedAt = performance.now();
     // 'held': big segments and a slow load, so each instance still holds numbers of the old day at
     // midnight; 'busy': small segments used up in a tight loop.
     for (const [key, step] of [['held', 5000], ['busy', 20]] as const) {
       const created = await request(a, 'POST', '/admin/numbers', {
-        body: { key, pattern: 'M{yyyyMMdd}{seq:6}', reset: 'daily', step },
+        body: { key, pattern: `${key === 'held' ? 'H' : 'B'}{yyyyMMdd}{seq:6}`, reset: 'daily', step },
       });
       expect(created.status).toBe(201);
     }

@@ -51,6 +51,8 @@ export async function exerciseEveryRoute(call: Call, sql: (query: string) => Pro
     expect((await call('GET', `/api/id/3/at?shard=${shard}`)).status).toBe(400);
     expect((await call('GET', '/api/id/3/at?shard=1&gatePass=alice&time=2020-01-01T00:00:00Z')).status).toBe(400);
     expect((await call('GET', '/api/id/3/at?time=yesterday&shard=1')).status).toBe(400);
+    // Fits the documented pattern, but the date does not exist.
+    expect((await call('GET', '/api/id/3/at?time=2026-02-30T00:00:00Z&shard=1')).status).toBe(400);
 
     expect((await call('DELETE', '/admin/apps/5')).status).toBe(200);
     expect((await call('DELETE', '/admin/apps/5')).status).toBe(404);
@@ -114,6 +116,14 @@ export async function exerciseEveryRoute(call: Call, sql: (query: string) => Pro
     expect((await call('PATCH', '/admin/numbers/nope', { body: { step: 5 } })).status).toBe(404);
     expect((await call('DELETE', '/admin/numbers/tiny')).status).toBe(200);
     expect((await call('DELETE', '/admin/numbers/tiny')).status).toBe(404);
+    // A pattern that can print another key's numbers: refused, unless the create opts in.
+    const copy = { key: 'copy', pattern: 'C{seq:12}' };
+    const overlap = await call('POST', '/admin/numbers', { body: copy });
+    expect({ status: overlap.status, error: overlap.json<{ error: string }>().error }).toEqual({ status: 409, error: 'NUMBER_TEXT_OVERLAP' });
+    expect((await call('POST', '/admin/numbers', { body: { ...copy, allowTextOverlap: true } })).status).toBe(201);
+    expect((await call('POST', '/admin/numbers', { body: { ...copy, allowTextOverlap: 'yes' } })).status).toBe(400);
+    expect((await call('POST', '/admin/numbers', { body: { key: 'b36', pattern: 'B36-{seq36:4}' } })).status).toBe(201);
+    expect((await call('GET', '/api/number/b36?count=2')).status).toBe(200);
     expect((await call('GET', '/admin/numbers', { token: null })).status).toBe(401);
 
     // Operations.

@@ -180,9 +180,31 @@ describe('IdAllocRepository.allocate (stored procedure and fallback)', () => {
     expect(cases.length - exhausted).toBeGreaterThan(100);
   });
 
-  it('falls back to the transaction when the procedure is missing', async () => {
+  it('falls back to the transaction when the procedure is missing (the range recorded in id_alloc_history too), and tries it again a minute later', async () => {
     await env.sql('DROP PROCEDURE shardleaf_id_alloc_next');
-    await expectSequence(new IdAllocRepository(dataSource), 12, 63);
+    const repo = new IdAllocRepository(dataSource);
+    await expectSequence(repo, 12, 63);
+    const history = (await env.sql(
+      'SELECT from_index, to_index FROM id_alloc_history WHERE app_id = 12 AND shard_id = 63 ORDER BY to_index',
+    )) as Array<{ from_index: string; to_index: string }>;
+    expect(history.map((h) => `${h.from_index}..${h.to_index}`)).toEqual(['1..10', '11..25']);
+
+    // The migration defines it again (a DROP then CREATE seen in between, on MySQL).
+    await dataSource.query("DELETE FROM shardleaf_migrations WHERE name = 'CreateIdAllocHistory1763771000000'");
+    await dataSource.runMigrations();
+    await repo.createApp({ appId: 14, appName: 'p14', step: 5, maxLimitId: 0n, description: null }, 64);
+    const query = jest.spyOn(dataSource, 'query');
+    const calls = (): number => query.mock.calls.filter((c) => String(c[0]).startsWith('CALL')).length;
+    try {
+      expect((await repo.allocate(14, 1, 1))?.segment).toEqual({ from: 1n, to: 5n });
+      expect(calls()).toBe(0);
+      const now = performance.now();
+      jest.spyOn(performance, 'now').mockReturnValue(now + 61_000);
+      expect((await repo.allocate(14, 1, 1))?.segment).toEqual({ from: 6n, to: 10n });
+      expect(calls()).toBe(1);
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 
   it('keeps concurrent allocations disjoint', async () => {

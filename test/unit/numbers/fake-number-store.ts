@@ -1,29 +1,47 @@
 import { checkPatternForReset, parsePattern } from '../../../src/numbers/core/number-pattern';
 import { Allocation, AllocationRequest, ClockReading, NumberStore, segmentSize } from '../../../src/numbers/core/number-store';
 import { ResetPeriod, allocationPeriod, parseDbTime } from '../../../src/numbers/core/period';
-import { MonotonicClock } from '../../../src/numbers/core/number-clock';
+import { InstanceClock, Instant } from '../../../src/numbers/core/number-clock';
 
-/** A monotonic clock the test moves; `offset` shifts what it reads (another machine's clock). */
-export class FakeMonotonic implements MonotonicClock {
+/** The instance clocks the test moves; `offset` shifts what both read (another machine's clocks). */
+export class FakeClock implements InstanceClock {
   constructor(
     private readonly world: World,
     private readonly offset = 0,
   ) {}
 
-  now(): number {
-    return this.world.elapsed + this.offset;
+  now(): Instant {
+    // Two readings of a real monotonic clock are never equal: a nanosecond passes between any two.
+    this.world.mono += 1e-6;
+    return { mono: this.world.mono + this.offset, wall: this.world.wall + this.offset };
   }
 }
 
-/** Real time as the test moves it: the database clock and every instance's monotonic clock advance together. */
+/**
+ * Real time as the test moves it: the database clock and every instance's clocks advance together,
+ * except across a suspend (the instances' monotonic clocks stand still) and a wall clock step.
+ */
 export class World {
-  elapsed = 0;
+  mono = 0;
+  wall = 1_700_000_000_000;
 
   constructor(public dbMs: number) {}
 
   advance(ms: number): void {
-    this.elapsed += ms;
+    this.mono += ms;
+    this.wall += ms;
     this.dbMs += ms;
+  }
+
+  /** The instances' machine sleeps for `ms`: their monotonic clocks stop, everything else runs. */
+  suspend(ms: number): void {
+    this.wall += ms;
+    this.dbMs += ms;
+  }
+
+  /** The instances' wall clocks are stepped by `ms` (NTP, an operator); no time passes. */
+  stepWall(ms: number): void {
+    this.wall += ms;
   }
 }
 

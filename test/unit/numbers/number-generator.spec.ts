@@ -1,12 +1,12 @@
-import { ErrorKind } from '../../../src/common/id-gen.error';
+import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { NumberGenerator } from '../../../src/numbers/core/number-generator';
 import { errorKindOf as kindOf } from '../../support/error-kind';
-import { FakeMonotonic, FakeNumberStore, World, parseDbTime } from './fake-number-store';
+import { FakeClock, FakeNumberStore, World, parseDbTime } from './fake-number-store';
 
 const OPTIONS = { marginMs: 1000, trustMs: 60_000, boundaryWindowMs: 5000 };
 
 function instance(store: FakeNumberStore, offsetMs = 0): NumberGenerator {
-  return new NumberGenerator(store, { ...OPTIONS, clock: new FakeMonotonic(store.world, offsetMs) });
+  return new NumberGenerator(store, { ...OPTIONS, clock: new FakeClock(store.world, offsetMs) });
 }
 
 /** A second instance's view of the same database (its own connection: a gate of its own). */
@@ -33,7 +33,7 @@ describe('NumberGenerator', () => {
     expect(await gen.next('ord', 3)).toEqual(['ORD20261126000003', 'ORD20261126000004', 'ORD20261126000005']);
   });
 
-  it('never reads the wall clock', async () => {
+  it('reads time only through its clock (Date.now is never called by the generator itself)', async () => {
     const spy = jest.spyOn(Date, 'now').mockImplementation(() => {
       throw new Error('the wall clock was read');
     });
@@ -46,6 +46,30 @@ describe('NumberGenerator', () => {
     }
   });
 
+  it('a machine suspended across midnight (monotonic clock stopped): no old-day number after it wakes', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:50');
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.suspend(30_000);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261127000001']);
+  });
+
+  it('a wall clock stepped back does not lengthen a proof; one stepped forward only shortens it (a reading, nothing lost)', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:50');
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.stepWall(-3600_000);
+    world.advance(9500); // 23:59:59.5: the proof (until 23:59:59) ran out by the monotonic clock
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000002']);
+    expect(store.clockReads).toBe(1);
+    world.advance(1000); // 00:00:00.5
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261127000001']);
+    world.stepWall(3600_000);
+    const reads = store.clockReads;
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261127000002']);
+    expect(store.clockReads).toBe(reads + 1);
+  });
+
   it('serves from segments: one allocation per step, the next one preloaded after 10 %', async () => {
     const gen = instance(store);
     const out: string[] = [];
@@ -56,6 +80,33 @@ describe('NumberGenerator', () => {
     // 1..10, then 11..20, 21..30 and 31..40 each preloaded once 10 % of the one before was used.
     expect(store.allocations).toBe(4);
     expect(gen.view('ord')?.next).not.toBeNull();
+  });
+
+  it('confirms the database clock in the background once less than 20 % of the trust is left: no request waits for it', async () => {
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.advance(50_000); // 10 s of the 60 s trust left
+    let open!: () => void;
+    store.gate = new Promise((resolve) => (open = resolve));
+    // Served from memory at once; the reading (held by the slow database) goes on in the background.
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000002']);
+    open();
+    store.gate = null;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.clockReads).toBe(1);
+    world.advance(15_000); // 65 s after the allocation: that reading has run out, the background one holds
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000003']);
+    expect(store.clockReads).toBe(1);
+  });
+
+  it('no background readings close to the period end (a reading then would not hold longer)', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:40');
+    const gen = instance(store);
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000001']);
+    world.advance(10_000); // 23:59:50: 9 s of proof left, less than 20 % of the trust, and limited by the day's end
+    expect(await gen.next('ord', 1)).toEqual(['ORD20261126000002']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.clockReads).toBe(0);
   });
 
   it('two instances whose clocks differ: every number once', async () => {
@@ -148,6 +199,42 @@ describe('NumberGenerator', () => {
     expect(store.sequences.get('small|20261126')).toBe(100n);
     expect(await gen.next('small', 2)).toEqual(['S20261126000101', 'S20261126000102']);
     expect(store.sequences.get('small|20261126')).toBe(102n);
+  });
+
+  it('200 concurrent requests in the last seconds of the day: every one served, by allocations of their summed demand', async () => {
+    store.define('burst', 'B{yyyyMMdd}{seq:6}', 'daily', 100);
+    world.dbMs = parseDbTime('2026-11-26 23:59:57');
+    const gen = instance(store);
+    expect(await gen.next('burst', 1)).toEqual(['B20261126000001']);
+    const allocations = store.allocations;
+    const results = await Promise.allSettled(Array.from({ length: 200 }, () => gen.next('burst', 1)));
+    const failed = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+    expect(failed).toEqual([]);
+    const numbers = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+    expect(new Set(numbers).size).toBe(200);
+    expect(numbers.sort()).toEqual(Array.from({ length: 200 }, (_, i) => `B20261126${String(i + 2).padStart(6, '0')}`));
+    // Exact allocations near the end: nothing of the old day is wasted, and a handful of them, not one per request.
+    expect(store.sequences.get('burst|20261126')).toBe(201n);
+    expect(store.allocations - allocations).toBeLessThanOrEqual(3);
+  });
+
+  it('a request that gets nothing from many database calls in a row fails with a message that says so', async () => {
+    world.dbMs = parseDbTime('2026-11-26 23:59:57');
+    const gen = instance(store);
+    expect((await gen.next('ord', 10)).at(-1)).toBe('ORD20261126000010');
+    // Every allocation is taken by someone else before this request's turn: a store that answers with nothing left.
+    const allocate = store.allocate.bind(store);
+    store.allocate = async (key, request) => {
+      const result = await allocate(key, request);
+      return result.kind === 'allocated' ? { ...result, from: result.to + 1n } : result;
+    };
+    const err: unknown = await gen.next('ord', 1).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(IdGenError);
+    expect((err as IdGenError).kind).toBe(ErrorKind.BackendUnavailable);
+    expect((err as IdGenError).message).toMatch(/16 database calls in a row/);
   });
 
   it('{seq:2}: 99 numbers, then NUMBER_EXHAUSTED (answered from memory), never a longer number or a wrap', async () => {

@@ -1,6 +1,6 @@
 import { IdGenError } from '../../../src/common/id-gen.error';
 import { toBase62 } from '../../../src/numbers/core/base62';
-import { checkPatternForReset, formatNumber, parsePattern } from '../../../src/numbers/core/number-pattern';
+import { checkPatternForReset, formatNumber, parsePattern, patternsOverlap } from '../../../src/numbers/core/number-pattern';
 import { segmentSize } from '../../../src/numbers/core/number-store';
 import { dateFields, parseDbTime } from '../../../src/numbers/core/period';
 
@@ -41,6 +41,35 @@ describe('number patterns', () => {
     expect(() => formatNumber(p, fields, 100n)).toThrow(RangeError);
     expect(() => formatNumber(p, fields, 0n)).toThrow(RangeError);
     expect(() => toBase62(62n ** 2n, 2)).toThrow(RangeError);
+  });
+
+  it('{seq36:N}: upper-case base 36 (0-9A-Z), for consumers that compare text case-insensitively', () => {
+    const p = parsePattern('T{seq36:3}');
+    expect(p.capacity).toBe(36n ** 3n - 1n);
+    expect(formatNumber(p, fields, 35n)).toBe('T00Z');
+    expect(formatNumber(p, fields, 36n)).toBe('T010');
+    expect(formatNumber(p, fields, p.capacity)).toBe('TZZZ');
+    expect(parsePattern('{seq36:12}').capacity < 2n ** 63n).toBe(true);
+    expect(refused('{seq36:13}')).toMatch(/1\.\.12/);
+  });
+
+  it('a width with a leading zero is read and stored as written without it: {seq:06} is {seq:6}', () => {
+    expect(parsePattern('ORD{yyyyMMdd}{seq:06}').source).toBe('ORD{yyyyMMdd}{seq:6}');
+    expect(parsePattern('X{seq62:03}').source).toBe('X{seq62:3}');
+    expect(parsePattern('INV-{yy}/{MM}{seq:6}').source).toBe('INV-{yy}/{MM}{seq:6}');
+  });
+
+  it('which characters each position can print: the same length and a common character everywhere is an overlap', () => {
+    const overlap = (a: string, b: string): boolean => patternsOverlap(parsePattern(a), parsePattern(b));
+    expect(overlap('ORD{yyyyMMdd}{seq:6}', 'ORD{yyyyMMdd}{seq:6}')).toBe(true);
+    expect(overlap('ORD{yyyyMMdd}{seq:6}', 'ORD{seq:14}')).toBe(true);
+    expect(overlap('ORD{yyyyMMdd}{seq:6}', 'INV{yyyyMMdd}{seq:6}')).toBe(false);
+    expect(overlap('ORD{yyyyMMdd}{seq:6}', 'ORD{yyyyMMdd}{seq:7}')).toBe(false);
+    expect(overlap('ORD{yyyyMMdd}{seq:6}', 'ord{yyyyMMdd}{seq:6}')).toBe(false);
+    expect(overlap('A{seq62:2}', 'Ab{seq:1}')).toBe(true);
+    expect(overlap('A{seq36:2}', 'Ab{seq:1}')).toBe(false);
+    expect(overlap('A{seq36:2}', 'AB{seq:1}')).toBe(true);
+    expect(overlap('X-{seq:3}', 'X{seq:4}')).toBe(false);
   });
 
   it('the widest sequences stay below 2^63', () => {
