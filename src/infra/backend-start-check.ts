@@ -38,7 +38,7 @@ export async function checkBackendsAtStart(config: AppConfig): Promise<void> {
         await check();
         return null;
       } catch (err) {
-        return `${backendLabel(backend, config)} ${failureWords(err)}: not starting (start it, or correct the variable)`;
+        return `${backendLabel(backend, config)} ${failureWords(err, config)}: not starting (start it, or correct the variable)`;
       }
     }),
   );
