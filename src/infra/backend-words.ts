@@ -71,6 +71,8 @@ const BY_MESSAGE: ReadonlyArray<[RegExp, string]> = [
   [/^WRONGPASS|invalid username-password/i, WRONG_PASSWORD],
   [/^NOAUTH/i, 'wants a password (NOAUTH): set it in REDIS_URL'],
   [/^LOADING/i, 'is loading its data set'],
+  // The sentinels answered, but watch no master of that name (ERR No such master with that name).
+  [/No such master with that name|successfully, but got an invalid reply: null/i, 'knows no master of that name (REDIS_SENTINEL_NAME)'],
   [/All sentinels are unreachable/i, 'has no sentinel that answers'],
   [/Failed to refresh slots cache|None of startup nodes is available/i, 'has no cluster node that answers'],
   [/max retries per request|Connection is closed|Stream isn't writeable|enableOfflineQueue/i, 'is not connected'],

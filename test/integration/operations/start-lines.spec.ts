@@ -8,17 +8,11 @@ import { startService } from '../../../src/start-service';
 import { BUILD_DIR, ensureBuilt } from '../../chaos/support/service-process';
 import { freePort } from '../../support/free-port';
 import { appSuite } from '../../support/app-suite';
+import { LogLine, captureLog } from '../../support/log-capture';
 
-type Line = Record<string, unknown> & { level: string; msg: string };
-
-/** A log destination that keeps the JSON lines. */
-function capture(): { lines: Line[]; stream: { write(s: string): void } } {
-  const lines: Line[] = [];
-  return { lines, stream: { write: (s: string) => void lines.push(JSON.parse(s) as Line) } };
-}
 
 /** No stack trace anywhere in a line: no `stack` field, no "    at " frame. */
-function expectNoStack(lines: Line[]): void {
+function expectNoStack(lines: LogLine[]): void {
   for (const line of lines) {
     expect(JSON.stringify(line)).not.toMatch(/"stack"|\\n\s+at /);
   }
@@ -28,7 +22,7 @@ describe('the start: one line of its own, backends named when they do not answer
   const suite = appSuite('startlines');
 
   it('writes at most 5 lines at LOG_LEVEL=log, one of them what listens where, in which modes, against which backends', async () => {
-    const { lines, stream } = capture();
+    const { lines, stream } = captureLog();
     const config = suite.env.config({ LOG_LEVEL: 'log', HOST: '127.0.0.1' });
     const app: NestFastifyApplication = await startService(config, { logDestination: stream });
     suite.defer(() => app.close());
@@ -46,7 +40,7 @@ describe('the start: one line of its own, backends named when they do not answer
   });
 
   it('names a snowflake layout other than Leaf\'s in that line', async () => {
-    const { lines, stream } = capture();
+    const { lines, stream } = captureLog();
     const app: NestFastifyApplication = await startService(suite.env.config({ LOG_LEVEL: 'log', SNOWFLAKE_LAYOUT: 'js-safe' }), { logDestination: stream });
     suite.defer(() => app.close());
     expect(lines.filter((l) => l.msg.startsWith('listening on')).map((l) => l.msg)).toEqual([
@@ -57,7 +51,7 @@ describe('the start: one line of its own, backends named when they do not answer
   it('writes every line through one root logger (one stream to stdout), the app\'s lines included', async () => {
     const created = jest.spyOn(pinoLogger, 'createRootLogger');
     try {
-      const { lines, stream } = capture();
+      const { lines, stream } = captureLog();
       const app: NestFastifyApplication = await startService(suite.env.config({ LOG_LEVEL: 'debug' }), { logDestination: stream });
       suite.defer(() => app.close());
       expect(created).toHaveBeenCalledTimes(1);
@@ -80,12 +74,12 @@ describe('the start: one line of its own, backends named when they do not answer
       SNOWFLAKE_CACHE_DIR: dir,
       SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
     });
-    const first = await startService(config, { logDestination: capture().stream });
+    const first = await startService(config, { logDestination: captureLog().stream });
     await first.close();
     // The cache file now records a time an hour ahead of this clock: the local registry refuses.
     const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.json')) as string);
     writeFileSync(file, JSON.stringify({ workerId: 7, maxTimestamp: Date.now() + 3_600_000 }));
-    const { lines, stream } = capture();
+    const { lines, stream } = captureLog();
     await expect(startService(config, { logDestination: stream })).rejects.toThrow();
     expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
       expect.stringMatching(/^error shardleaf did not start: .*behind the time recorded in the cache file.* \(LOG_LEVEL=debug shows the stack\)$/),
@@ -100,7 +94,7 @@ describe('the start: one line of its own, backends named when they do not answer
     const port = await freePort();
     const url = new URL(suite.env.env[variable]);
     url.host = `127.0.0.1:${port}`;
-    const { lines, stream } = capture();
+    const { lines, stream } = captureLog();
     const started = Date.now();
     await expect(startService(suite.env.config({ LOG_LEVEL: 'log', [variable]: url.toString() }), { logDestination: stream })).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(5000);
@@ -134,7 +128,7 @@ describe('the start: one line of its own, backends named when they do not answer
       }
     }
     expect({ code, stderr }).toEqual({ code: 1, stderr: '' });
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as LogLine);
     expect(lines.map((l) => l.msg)).toEqual([
       `MySQL at DATABASE_URL (127.0.0.1:${port}/db) refused the connection (nothing listens there): not starting (start it, or correct the variable)`,
     ]);
