@@ -72,10 +72,15 @@ export class ShardleafClient extends IdForms {
   /**
    * Why the buffer of (appId, shard of gatePass) has nothing: the error of its last fetch when that
    * fetch failed and none succeeded since (a ShardleafError, or a ShardleafUnavailableError while
-   * no server answers); undefined otherwise. Starts nothing.
+   * no server answers); undefined otherwise, and for a buffer this client never made (bad input
+   * included). Only looks: it creates no buffer, starts nothing, throws nothing (after close()
+   * too), and does not take the error try* throws once.
    */
   lastQueueFailure(appId: number, gatePass: string): Error | undefined {
-    return this.queueBuffer(appId, gatePass).lastFailure() ?? undefined;
+    if (!validAppId(appId) || typeof gatePass !== 'string' || gatePass.length === 0) {
+      return undefined;
+    }
+    return this.queueBuffers.get(appId * QUEUE_SHARD_COUNT + shardOf(gatePass))?.lastFailure() ?? undefined;
   }
 
   queueIdBatch(appId: number, gatePass: string, n: number): Promise<bigint[]> {
@@ -101,9 +106,9 @@ export class ShardleafClient extends IdForms {
     return this.segmentBuffer(tag).pollOne();
   }
 
-  /** Like lastQueueFailure, for the tag's buffer. */
+  /** Like lastQueueFailure, for the tag's buffer: only looks. */
   lastSegmentFailure(tag: string): Error | undefined {
-    return this.segmentBuffer(tag).lastFailure() ?? undefined;
+    return this.segmentBuffers.get(tag)?.lastFailure() ?? undefined;
   }
 
   segmentIdBatch(tag: string, n: number): Promise<bigint[]> {

@@ -124,12 +124,16 @@ export class IdBuffer {
    */
   pollOne(): bigint | undefined {
     const id = this.tryTakeOne();
+    if (id !== undefined) {
+      return id;
+    }
+    // Nothing buffered (the rare path): was the last fetch refused?
     const failure = this.lastError;
-    if (id === undefined && failure instanceof ShardleafError && failure !== this.polledError) {
+    if (failure instanceof ShardleafError && failure !== this.polledError) {
       this.polledError = failure;
       throw failure;
     }
-    return id;
+    return undefined;
   }
 
   /** The error of the last fetch when it failed and no fetch succeeded since; else null. */
