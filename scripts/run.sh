@@ -22,7 +22,8 @@ db_user=$(node -e 'console.log(decodeURIComponent(new URL(process.env.DATABASE_U
 db_pass=$(node -e 'console.log(decodeURIComponent(new URL(process.env.DATABASE_URL).password))')
 log "database ${db_name}, user ${db_user}"
 mysql_root -e "CREATE DATABASE IF NOT EXISTS \`${db_name}\` CHARACTER SET utf8mb4"
-ensure_db_user "$db_name" "$db_user" "$db_pass"
+# In a GRANT, _ and % in a database name are wildcards: escaped, the grant is for this database only.
+ensure_db_user "$(printf '%s' "$db_name" | sed 's/[_%]/\\&/g')" "$db_user" "$db_pass"
 
 log "building"; npm run --silent build
 log "applying migrations"

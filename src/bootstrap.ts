@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import type { DestinationStream } from 'pino';
+import type { Logger as PinoLogger } from 'pino';
 import type { FastifyReply } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -14,17 +14,17 @@ import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEc
 import { setupOpenApi } from './openapi/openapi.setup';
 
 /**
- * Builds the Nest application on Fastify (not yet listening). Used by main.ts and by the tests,
- * so tests run exactly the production wiring. `testHooks` is for tests only (main.ts never
+ * Builds the Nest application on Fastify (not yet listening). Used by start-service.ts and by the
+ * tests, so tests run exactly the production wiring. `testHooks` is for tests only (main.ts never
  * passes it): fault injection such as a delayed refill or a shifted snowflake clock.
- * `logDestination`: where the JSON log lines go (stdout unless given; tests read them).
+ * `rootLogger`: the pino logger every line of the app goes through (start-service.ts passes its
+ * own, so the process has one stream to stdout; a new one on stdout unless given).
  */
 export async function createApp(
   config: AppConfig,
   testHooks: TestHooks = NO_TEST_HOOKS,
-  logDestination?: DestinationStream,
+  rootLogger: PinoLogger = createRootLogger(config.log.level),
 ): Promise<NestFastifyApplication> {
-  const rootLogger = createRootLogger(config.log.level, logDestination);
   const adapter = new FastifyAdapter({
     ...fastifyLogOptions(config.log.level, rootLogger),
     bodyLimit: config.http.bodyLimit,

@@ -20,17 +20,19 @@ export interface StartOptions {
  * The service's start, as main.ts runs it: MySQL and Redis checked once (a backend that does not
  * answer refuses the start with one line naming it, its variable and its address), the app built,
  * listening, then one line saying what listens where, in which modes, against which backends.
- * Any other failure is one line too ("shardleaf did not start: …"); Nest's own copy with the stack
- * is written at debug. Throws after logging; the caller exits.
+ * Any other failure is one line too ("shardleaf did not start: … (LOG_LEVEL=debug shows the
+ * stack)"); Nest's own copy with the stack is written at debug. Throws after logging; the caller exits.
  */
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<NestFastifyApplication> {
-  const logger = createRootLogger(config.log.level, options.logDestination).child({ context: 'shardleaf' });
+  // One root logger (one stream to stdout) for these lines and for the app's.
+  const rootLogger = createRootLogger(config.log.level, options.logDestination);
+  const logger = rootLogger.child({ context: 'shardleaf' });
   let app: NestFastifyApplication | undefined;
   // Until the app's own shutdown hooks listen: a signal ends the start, the migrations excepted.
   const signals = StartSignals.install(config.shutdownTimeoutMs);
   try {
     await checkBackendsAtStart(config);
-    app = await createApp(config, options.testHooks ?? NO_TEST_HOOKS, options.logDestination);
+    app = await createApp(config, options.testHooks ?? NO_TEST_HOOKS, rootLogger);
     signals.remove();
     if (signals.held !== null) {
       throw new StartAbandoned(signals.held);
@@ -43,7 +45,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     if (err instanceof BackendStartError) {
       err.lines.forEach((line) => logger.error(line));
     } else {
-      logger.error(`shardleaf did not start: ${err instanceof Error ? err.message : String(err)}`);
+      logger.error(`shardleaf did not start: ${err instanceof Error ? err.message : String(err)} (LOG_LEVEL=debug shows the stack)`);
     }
     await app?.close().catch(() => undefined);
     throw err;
@@ -72,5 +74,7 @@ export function startedLine(config: AppConfig, app: NestFastifyApplication): str
     config.snowflake.mode.startsWith('zk_') ? `, ZooKeeper ${config.snowflake.zk.address}` : ''
   }`;
   const admin = `admin API ${config.admin.token === undefined ? 'off (ADMIN_TOKEN unset)' : 'on'}`;
-  return `listening on http://${config.http.host}:${port}: ${queue}, ${segment}, ${snowflake}; ${backends}; ${admin}`;
+  // An IPv6 address in a URL is bracketed: http://[::]:8080.
+  const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+  return `listening on http://${host}:${port}: ${queue}, ${segment}, ${snowflake}; ${backends}; ${admin}`;
 }

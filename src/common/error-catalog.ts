@@ -1,7 +1,7 @@
 import { ErrorKind } from './id-gen.error';
 
 export interface ErrorSpec {
-  /** Numeric code in the JSON body; seed/Leaf codes where they exist. */
+  /** Numeric code in the JSON body; Meituan Leaf codes where they exist. */
   code: number;
   status: number;
 }

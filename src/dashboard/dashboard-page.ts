@@ -1,3 +1,4 @@
+import { DASHBOARD_AMOUNTS_JS } from './dashboard-amounts';
 import { DASHBOARD_CHARTS_JS } from './dashboard-charts';
 
 /**
@@ -74,6 +75,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <table id="snowflake"><tbody></tbody></table>
 </main>
 <script>
+${DASHBOARD_AMOUNTS_JS}
 ${DASHBOARD_CHARTS_JS}
 (function () {
   'use strict';
@@ -98,24 +100,10 @@ ${DASHBOARD_CHARTS_JS}
     });
   }
   function cell(row, value) { var td = document.createElement('td'); td.textContent = String(value); row.appendChild(td); return td; }
-  var MAGNITUDES = [[18, 'quintillion'], [15, 'quadrillion'], [12, 'trillion'], [9, 'billion'], [6, 'million']];
-  /** A count given as a decimal string, for people: 19,200 or 4.29 billion (exact below a million). */
-  function amount(digits) {
-    var s = String(digits);
-    if (!/^[0-9]+$/.test(s)) { return s; }
-    for (var i = 0; i < MAGNITUDES.length; i++) {
-      var e = MAGNITUDES[i][0];
-      if (s.length > e) {
-        var head = s.slice(0, s.length - e) + '.' + s.slice(s.length - e, s.length - e + 2);
-        return head.replace(/[.]?0+$/, '') + ' ' + MAGNITUDES[i][1];
-      }
-    }
-    return s.replace(/\\B(?=([0-9]{3})+$)/g, ',');
-  }
-  /** A count cell: readable, the exact value in its title. */
+  /** A count cell: readable (dashboard-amounts.ts), the exact value in its title. */
   function amountCell(row, digits, prefix) {
-    var td = cell(row, (prefix || '') + amount(digits));
-    td.title = String(digits).replace(/\\B(?=([0-9]{3})+$)/g, ',');
+    var td = cell(row, (prefix || '') + Amounts.amount(digits));
+    td.title = Amounts.exact(digits);
     return td;
   }
   function fill(tableId, rows, render) {
@@ -130,7 +118,7 @@ ${DASHBOARD_CHARTS_JS}
         var unlimited = app.maxLimitId === '0';
         [app.appId, app.appName, app.step].forEach(function (v) { cell(tr, v); });
         if (unlimited) { cell(tr, 'unlimited').title = 'maxLimitId 0: no limit below the 49-bit index range'; } else { amountCell(tr, app.maxLimitId); }
-        cell(tr, app.queueLength);
+        amountCell(tr, app.queueLength);
         // Unlimited: what is left of the 49-bit index range of its 64 shards (about 3.6 × 10^16).
         amountCell(tr, app.remainingCapacity, unlimited ? 'unlimited: ' : '');
         cell(tr, '').className = 'runs-out';
@@ -193,7 +181,10 @@ ${DASHBOARD_CHARTS_JS}
       $('app-title').textContent = 'App ' + app.appId + ' (' + app.appName + '): ' + app.shardCount + ' shards';
       fill('shards', app.shards, function (tr, s) {
         tr.dataset.shard = s.shardId;
-        [s.shardId, s.queueLength, s.maxId, s.step, s.refillSize].forEach(function (v) { cell(tr, v); });
+        cell(tr, s.shardId);
+        amountCell(tr, s.queueLength);
+        amountCell(tr, s.maxId);
+        [s.step, s.refillSize].forEach(function (v) { cell(tr, v); });
         amountCell(tr, s.unallocated);
         amountCell(tr, s.remainingCapacity);
       });

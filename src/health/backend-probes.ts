@@ -50,8 +50,8 @@ export class BackendProbes implements OnApplicationShutdown {
     try {
       reply = await withTimeout(this.redis.ping(), PROBE_TIMEOUT_MS, 'Redis');
     } catch (err) {
-      const words = failureWords(err);
-      const last = this.lastRedisError === null ? '' : ` (last connection error: it ${failureWords(this.lastRedisError)})`;
+      const words = failureWords(err, this.config);
+      const last = this.lastRedisError === null ? '' : ` (last connection error: it ${failureWords(this.lastRedisError, this.config)})`;
       throw new Error(`${backendLabel('redis', this.config)} ${words}${words === 'is not connected' ? last : ''}`, { cause: err });
     }
     if (reply !== 'PONG') {

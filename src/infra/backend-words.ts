@@ -64,11 +64,15 @@ const BY_CODE: Record<string, string> = {
   ER_CON_COUNT_ERROR: 'has no connection left (max_connections)',
 };
 
+const WRONG_PASSWORD = 'refused the password (WRONGPASS)';
+
 /** Redis replies and ioredis errors, by what their message starts with or contains. */
 const BY_MESSAGE: ReadonlyArray<[RegExp, string]> = [
-  [/^WRONGPASS|invalid username-password/i, 'refused the password (WRONGPASS)'],
+  [/^WRONGPASS|invalid username-password/i, WRONG_PASSWORD],
   [/^NOAUTH/i, 'wants a password (NOAUTH): set it in REDIS_URL'],
   [/^LOADING/i, 'is loading its data set'],
+  // The sentinels answered, but watch no master of that name (ERR No such master with that name).
+  [/No such master with that name|successfully, but got an invalid reply: null/i, 'knows no master of that name (REDIS_SENTINEL_NAME)'],
   [/All sentinels are unreachable/i, 'has no sentinel that answers'],
   [/Failed to refresh slots cache|None of startup nodes is available/i, 'has no cluster node that answers'],
   [/max retries per request|Connection is closed|Stream isn't writeable|enableOfflineQueue/i, 'is not connected'],
@@ -76,9 +80,19 @@ const BY_MESSAGE: ReadonlyArray<[RegExp, string]> = [
 
 /**
  * A backend failure in our words: "refused the connection (nothing listens there)", "has no such
- * database", … — the error's own message only for what is not listed.
+ * database", … — the error's own message only for what is not listed. With the configuration, a
+ * refused Redis password behind Sentinel or Cluster says where the password comes from: the label
+ * names REDIS_SENTINELS or REDIS_CLUSTER_NODES, the password is REDIS_URL's.
  */
-export function failureWords(err: unknown): string {
+export function failureWords(err: unknown, config?: BackendsConfig): string {
+  const words = wordsOf(err);
+  if (words === WRONG_PASSWORD && config !== undefined && config.redis.topology.kind !== 'standalone') {
+    return `${words} (password from REDIS_URL)`;
+  }
+  return words;
+}
+
+function wordsOf(err: unknown): string {
   const e = err as { code?: unknown; errno?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : undefined;
   if (code !== undefined && BY_CODE[code] !== undefined) {

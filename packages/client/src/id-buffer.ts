@@ -1,32 +1,17 @@
 import { Clock } from './clock';
 import { ShardleafClosedError, ShardleafError } from './errors';
+import { EMPTY_SEGMENT, Lease, Segment } from './lease-segment';
+import { LeaseSizing, initialLeaseSize, nextLeaseSize } from './lease-size';
 
-/**
- * What one fetch brings: a run of IDs `first, first + stride, …` (`count` of them) — a queue or
- * segment lease — or a list of IDs (a snowflake batch).
- *
- * `maxId` (a queue lease: the app's max_limit_id, when it has one) is the largest ID the server
- * allows now: no ID above it is handed out, from this lease or from the leases still held when it
- * arrives (a limit lowered after a lease is honoured from the next lease on).
- */
-export type Lease = { first: bigint; stride: bigint; count: number; maxId?: bigint } | { ids: readonly bigint[] };
+export type { Lease } from './lease-segment';
 
 /** Fetches a lease of (at least, or about) `size` IDs. May throw; the buffer reports it to callers. */
 export type LeaseFetcher = (size: number) => Promise<Lease>;
 
-export interface IdBufferOptions {
+/** The lease sizes (lease-size.ts: the first one, Leaf's dynamic step), and: */
+export interface IdBufferOptions extends LeaseSizing {
   /** The next lease is fetched in the background once this share of the current one is used (0 < r <= 1). */
   prefetchAt: number;
-  /** Size of the first lease. */
-  initialSize: number;
-  minSize: number;
-  maxSize: number;
-  /**
-   * Leaf's dynamic step: a lease fetched less than this long after the previous one makes the next
-   * lease twice as big (up to maxSize); one fetched more than twice this long after, half as big
-   * (down to minSize).
-   */
-  targetLeaseMs: number;
   /**
    * After a failed fetch, no new fetch for this long from a background prefetch or `tryTakeOne`
    * (a caller that awaits — takeOne, take — still fetches at once).
@@ -59,81 +44,6 @@ export interface IdBufferView {
   fetches: number;
 }
 
-/** One lease being handed out. */
-class Segment {
-  private nextId: bigint;
-  private pos = 0;
-  /** When `left` falls to this, the next lease is fetched. */
-  readonly refetchAt: number;
-
-  constructor(
-    private readonly lease: Lease,
-    public left: number,
-    prefetchAt: number,
-    /** Clock time after which the rest of this lease is dropped (Infinity: never). */
-    readonly expiresAt = Number.POSITIVE_INFINITY,
-  ) {
-    this.nextId = 'ids' in lease ? 0n : lease.first;
-    // Once ceil(left × prefetchAt) IDs are used (the epsilon absorbs 10 × 0.8 = 8.000000000000002).
-    this.refetchAt = left - Math.ceil(left * prefetchAt - 1e-9);
-  }
-
-  static of(lease: Lease, prefetchAt: number, expiresAt: number): Segment {
-    return new Segment(lease, 'ids' in lease ? lease.ids.length : lease.count, prefetchAt, expiresAt);
-  }
-
-  /** Drops the IDs left above `maxId` (they are increasing: a run's tail). */
-  capAt(maxId: bigint): void {
-    if ('ids' in this.lease || this.left === 0) {
-      return;
-    }
-    if (this.nextId > maxId) {
-      this.left = 0;
-      return;
-    }
-    const allowed = (maxId - this.nextId) / this.lease.stride + 1n;
-    if (allowed < BigInt(this.left)) {
-      this.left = Number(allowed);
-    }
-  }
-
-  takeOne(): bigint {
-    this.left--;
-    if ('ids' in this.lease) {
-      return this.lease.ids[this.pos++];
-    }
-    const id = this.nextId;
-    this.nextId = id + this.lease.stride;
-    return id;
-  }
-
-  /** Appends up to `n` IDs to `out`; returns how many. */
-  takeInto(out: bigint[], n: number): number {
-    const k = n < this.left ? n : this.left;
-    if (k <= 0) {
-      return 0;
-    }
-    this.left -= k;
-    if ('ids' in this.lease) {
-      const ids = this.lease.ids;
-      for (let i = 0; i < k; i++) {
-        out.push(ids[this.pos++]);
-      }
-      return k;
-    }
-    const stride = this.lease.stride;
-    let id = this.nextId;
-    for (let i = 0; i < k; i++) {
-      out.push(id);
-      id += stride;
-    }
-    this.nextId = id;
-    return k;
-  }
-}
-
-const EMPTY = new Segment({ ids: [] }, 0, 1);
-
 /**
  * A double buffer of leased IDs for one key (a queue app's shard, a segment tag, a snowflake key):
  * IDs are handed out from the current lease synchronously; once `prefetchAt` of it is used the
@@ -143,7 +53,7 @@ const EMPTY = new Segment({ ids: [] }, 0, 1);
  * Framework-free; time comes from the Clock.
  */
 export class IdBuffer {
-  private current: Segment = EMPTY;
+  private current: Segment = EMPTY_SEGMENT;
   private next: Segment | null = null;
   private fetching: Promise<void> | null = null;
   private lastError: Error | null = null;
@@ -172,7 +82,7 @@ export class IdBuffer {
     if (!(this.leaseTtlMs > 0)) {
       throw new RangeError(`leaseTtlMs must be positive, got ${options.leaseTtlMs}`);
     }
-    this.size = clamp(options.initialSize, options.minSize, options.maxSize);
+    this.size = initialLeaseSize(options);
   }
 
   view(): IdBufferView {
@@ -214,12 +124,16 @@ export class IdBuffer {
    */
   pollOne(): bigint | undefined {
     const id = this.tryTakeOne();
+    if (id !== undefined) {
+      return id;
+    }
+    // Nothing buffered (the rare path): was the last fetch refused?
     const failure = this.lastError;
-    if (id === undefined && failure instanceof ShardleafError && failure !== this.polledError) {
+    if (failure instanceof ShardleafError && failure !== this.polledError) {
       this.polledError = failure;
       throw failure;
     }
-    return id;
+    return undefined;
   }
 
   /** The error of the last fetch when it failed and no fetch succeeded since; else null. */
@@ -272,7 +186,7 @@ export class IdBuffer {
   /** Stops fetching; IDs not handed out are lost (a gap). */
   close(): void {
     this.closed = true;
-    this.current = EMPTY;
+    this.current = EMPTY_SEGMENT;
     this.next = null;
   }
 
@@ -284,7 +198,7 @@ export class IdBuffer {
       this.expiredUnused = true;
     }
     if (this.current.left > 0 && now >= this.current.expiresAt) {
-      this.current = EMPTY;
+      this.current = EMPTY_SEGMENT;
       this.expiredUnused = true;
     }
   }
@@ -317,15 +231,8 @@ export class IdBuffer {
     if (this.fetching !== null) {
       return this.fetching;
     }
-    const now = this.options.clock.now();
     if (!Number.isNaN(this.lastFetchAt)) {
-      const duration = now - this.lastFetchAt;
-      const { minSize, maxSize, targetLeaseMs } = this.options;
-      if (duration < targetLeaseMs && !this.expiredUnused) {
-        this.size = Math.min(this.size * 2, maxSize);
-      } else if (duration >= 2 * targetLeaseMs) {
-        this.size = Math.max(Math.floor(this.size / 2), minSize);
-      }
+      this.size = nextLeaseSize(this.size, this.options.clock.now() - this.lastFetchAt, this.expiredUnused, this.options);
     }
     this.expiredUnused = false;
     const size = this.size;
@@ -360,7 +267,7 @@ export class IdBuffer {
         this.lastError = err instanceof Error ? err : new Error(`lease fetch failed: ${JSON.stringify(err)}`);
         this.failedAt = this.options.clock.now();
         if (this.options.dropHeldOn?.(this.lastError) === true) {
-          this.current = EMPTY;
+          this.current = EMPTY_SEGMENT;
           this.next = null;
         }
       } finally {
@@ -370,8 +277,4 @@ export class IdBuffer {
     this.fetching = fetching;
     return fetching;
   }
-}
-
-function clamp(x: number, min: number, max: number): number {
-  return Math.min(Math.max(Math.floor(x), min), max);
 }

@@ -1,10 +1,9 @@
 import { ShardleafClient } from '../src/client';
 import { FakeClock, FakeServers } from './fakes';
-
-const A = 'http://a:1';
+import { A, testClient } from './test-client';
 
 function client(servers: FakeServers): ShardleafClient {
-  return new ShardleafClient({ servers: A, fetch: servers.fetch, clock: new FakeClock(), initialLease: 10, minLease: 10 });
+  return testClient(servers, new FakeClock(), { servers: A });
 }
 
 describe('ShardleafClient number forms', () => {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import { RedisConfig, RedisUrlParts, redisUrlParts } from '../../config/redis-config';
+import { RedisConfig, RedisTopology, RedisUrlParts, redisUrlParts } from '../../config/redis-config';
 import { boundCommands } from './command-deadlines';
 import { isDemotionReply } from './demotion-replies';
 import { RedisClient } from './redis.tokens';
@@ -9,10 +9,14 @@ import { rejectUnansweredOnClose } from './unanswered-commands';
 /** TCP keepalive probes start after this long idle on every Redis connection (the batch pop's too). */
 export const REDIS_KEEPALIVE_MS = 10_000;
 
-/** Password, TLS and db of REDIS_URL, applied to Sentinel and Cluster connections too. */
-function urlOptions(url: string): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
+/**
+ * User, password, TLS and db of REDIS_URL for a Sentinel client or a Cluster's node connections
+ * (a Cluster has no db): the one reading of them, for the service's client and the start's check
+ * (backend-start-check.ts). A standalone client reads REDIS_URL itself (`new Redis(url, …)`).
+ */
+export function redisUrlOptions(url: string, kind: Exclude<RedisTopology['kind'], 'standalone'>): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
   const { username, password, db, tls } = redisUrlParts(url);
-  return { username, password, db, tls: tls ? {} : undefined };
+  return { username, password, tls: tls ? {} : undefined, ...(kind === 'sentinel' ? { db } : {}) };
 }
 
 /**
@@ -54,15 +58,14 @@ export function createRedisClient(config: RedisConfig): RedisClient {
     case 'sentinel':
       client = new Redis({
         ...BATCHED_WRITES,
-        ...urlOptions(config.url),
+        ...redisUrlOptions(config.url, 'sentinel'),
         sentinels: topology.sentinels,
         name: topology.name,
         // The sentinels' own connections (asking where the master is) are bounded too.
         sentinelCommandTimeout: config.commandTimeoutMs,
       });
       break;
-    case 'cluster': {
-      const { db: _db, ...auth } = urlOptions(config.url);
+    case 'cluster':
       client = new Cluster(topology.nodes, {
         // Requests for keys on several masters are grouped per node (queue-length sweeps).
         enableAutoPipelining: true,
@@ -70,10 +73,9 @@ export function createRedisClient(config: RedisConfig): RedisClient {
         // A command failing with "Connection is closed." is otherwise sent again to another node
         // (single commands and whole pipelines) although the lost node may have run it.
         retryDelayOnFailover: 0,
-        redisOptions: { ...FAIL_FAST, ...auth },
+        redisOptions: { ...FAIL_FAST, ...redisUrlOptions(config.url, 'cluster') },
       });
       break;
-    }
   }
   rejectUnansweredOnClose(client);
   boundCommands(client, config.commandTimeoutMs);

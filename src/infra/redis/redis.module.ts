@@ -1,6 +1,7 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { disconnectNow } from './disconnect-now';
 import { LockService } from './lock.service';
 import { createRedisClient } from './redis-client.factory';
 import { REDIS, RedisClient } from './redis.tokens';
@@ -19,13 +20,20 @@ import { REDIS, RedisClient } from './redis.tokens';
   exports: [REDIS, LockService],
 })
 export class RedisModule implements OnApplicationShutdown {
+  private closed = false;
+
   constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
+  /** Closes the client once: an application closed twice runs its shutdown hooks twice. */
   async onApplicationShutdown(): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    this.closed = true;
     try {
       await this.redis.quit();
     } catch {
-      this.redis.disconnect();
+      disconnectNow(this.redis);
     }
   }
 }

@@ -37,7 +37,7 @@ export function nullable(schema: SchemaObject): SchemaObject {
 
 /** Every error reply: `{code, error, message}`. */
 export const ERROR: SchemaObject = closed({
-  code: int(undefined, undefined, 'numeric error code (seed/Leaf codes where they exist)'),
+  code: int(undefined, undefined, 'numeric error code (Meituan Leaf codes where they exist)'),
   error: { type: 'string', enum: Object.values(ErrorKind) },
   message: { type: 'string' },
 });

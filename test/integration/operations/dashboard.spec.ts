@@ -141,9 +141,10 @@ describe('admin dashboard in headless Chromium', () => {
     );
     // The apps table is reloaded by its own request, in parallel with the shards table: wait for it too.
     await page.waitForFunction(
-      () => (globalThis as unknown as PageGlobal).document.querySelector('#apps tr[data-app-id="42"] td:nth-child(5)')?.textContent === '19200',
+      () => (globalThis as unknown as PageGlobal).document.querySelector('#apps tr[data-app-id="42"] td:nth-child(5)')?.textContent === '19,200',
     );
-    expect(await page.textContent('#apps tr[data-app-id="42"] td:nth-child(5)')).toBe(String(64 * 300));
+    // 64 × 300 queued: with separators (exact below a million), and exact in the title.
+    expect(await page.getAttribute('#apps tr[data-app-id="42"] td:nth-child(5)', 'title')).toBe('19,200');
     // This instance's refill size of the shard (the step: no refill has grown it).
     expect(await page.textContent('#shards tr[data-shard="7"] td:nth-child(5)')).toBe('300');
     expect(await page.textContent('#message')).toBe('');

@@ -1,11 +1,13 @@
 import { get } from 'node:http';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../../src/bootstrap';
+import { REDIS, RedisClient } from '../../../src/infra/redis/redis.tokens';
 import { appSuite } from '../../support/app-suite';
 import { OpenApiDocument, OpenApiOperation, OpenApiValidator } from '../../support/openapi-validator';
 import { pollUntil } from '../../support/poll';
 import { Seen, docPath, recordResponses } from '../../support/response-recorder';
-import { ADMIN_TOKEN, request } from '../../support/test-env';
+import { TcpProxy } from '../../support/tcp-proxy';
+import { ADMIN_TOKEN, BOUNDS_AT_DEFAULTS, TEST_REDIS_URL, request } from '../../support/test-env';
 import { Method, exerciseEveryRoute } from './api-scenarios';
 
 /**
@@ -44,10 +46,19 @@ describe('the API document matches what the service answers', () => {
   let doc: OpenApiDocument;
   let validator: OpenApiValidator;
 
-  /** Builds, records and starts an app on this suite's database; closed by the suite. */
-  async function start(overrides: Record<string, string>, before?: (app: NestFastifyApplication) => void): Promise<NestFastifyApplication> {
+  /**
+   * Builds, records and starts an app on this suite's database; closed by the suite unless the
+   * test closes it itself (`closedByTest`: an app is closed once).
+   */
+  async function start(
+    overrides: Record<string, string>,
+    before?: (app: NestFastifyApplication) => void,
+    closedByTest = false,
+  ): Promise<NestFastifyApplication> {
     const started = await createApp(suite.env.config(overrides));
-    suite.defer(() => started.close());
+    if (!closedByTest) {
+      suite.defer(() => started.close());
+    }
     recordResponses(started, seen);
     before?.(started);
     await started.init();
@@ -143,14 +154,20 @@ describe('the API document matches what the service answers', () => {
   it('answers SHUTTING_DOWN as documented to a request that arrives while the instance stops', async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const stopping = await start({}, (created) => {
-      // Holds the close after the shutdown gate has turned on, so a request can arrive meanwhile.
-      created.getHttpAdapter().getInstance().addHook('preClose', (done) => void held.then(() => done()));
-    });
-    await stopping.listen(0, '127.0.0.1');
-    const base = (await stopping.getUrl()).replace('[::1]', '127.0.0.1');
-    const closing = stopping.close();
+    // Closed by this test (below), not by the suite.
+    const stopping = await start(
+      {},
+      (created) => {
+        // Holds the close after the shutdown gate has turned on, so a request can arrive meanwhile.
+        created.getHttpAdapter().getInstance().addHook('preClose', (done) => void held.then(() => done()));
+      },
+      true,
+    );
+    let closing: Promise<void> | undefined;
     try {
+      await stopping.listen(0, '127.0.0.1');
+      const base = (await stopping.getUrl()).replace('[::1]', '127.0.0.1');
+      closing = stopping.close();
       const body = await pollUntil('a SHUTTING_DOWN answer', async () => {
         const res = await getOnce(`${base}/api/id/3?gatePass=alice`);
         return res.status === 503 && res.body.includes('SHUTTING_DOWN') && res.body;
@@ -158,7 +175,7 @@ describe('the API document matches what the service answers', () => {
       expect(JSON.parse(body)).toMatchObject({ code: -110, error: 'SHUTTING_DOWN' });
     } finally {
       release();
-      await closing;
+      await (closing ?? stopping.close());
     }
   });
 
@@ -182,47 +199,38 @@ describe('the API document matches what the service answers', () => {
     expect((await request(jsSafe, 'GET', `/api/snowflake/decode/${1n << 53n}`)).status).toBe(400);
   });
 
-  it('every response checked above fits the document: status, content type and body', () => {
-    const problems: string[] = [];
-    for (const s of seen) {
-      if (NOT_DOCUMENTED[s.operation] !== undefined) {
-        continue;
-      }
-      const op = operation(s.operation);
-      if (op === undefined) {
-        problems.push(`${s.operation}: not in the document (${s.url} answered ${s.status})`);
-        continue;
-      }
-      const response = op.responses[String(s.status)];
-      if (response === undefined) {
-        problems.push(`${s.operation}: status ${s.status} is not documented (${s.url}: ${s.body.slice(0, 200)})`);
-        continue;
-      }
-      const type = s.contentType.split(';')[0].trim();
-      const schema = response.content?.[type]?.schema;
-      if (schema === undefined) {
-        problems.push(`${s.operation} ${s.status}: content type ${type} is not documented (${s.url})`);
-        continue;
-      }
-      const value = type === 'application/json' ? JSON.parse(s.body) : s.body;
-      for (const p of validator.problems(schema, value)) {
-        problems.push(`${s.operation} ${s.status} ${s.url}: ${p} — body ${s.body.slice(0, 300)}`);
-      }
-      if (s.status < 300 && s.requestBody !== undefined && s.requestBody !== null && op.requestBody !== undefined) {
-        for (const p of validator.problems(op.requestBody.content['application/json'].schema, s.requestBody)) {
-          problems.push(`${s.operation} ${s.url}: the body it accepted does not fit its documented schema: ${p}`);
-        }
-      }
+  it('refuses every admin route without a token: 401, as documented', async () => {
+    const samples: Record<string, string> = { appId: '3', tag: 'contract', key: 'contract' };
+    const routes = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/admin/'))
+      .flatMap(([path, item]) => Object.keys(item).map((method) => [method.toUpperCase() as Method, path] as const));
+    expect(routes.length).toBeGreaterThanOrEqual(19);
+    const refused: string[] = [];
+    for (const [method, path] of routes) {
+      const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => samples[name] ?? 'x');
+      const body = method === 'POST' || method === 'PATCH' ? {} : undefined;
+      const res = await call(method, url, { token: null, body });
+      refused.push(`${method} ${path}: ${res.status} ${res.status === 401 ? res.json<{ error: string }>().error : res.body.slice(0, 120)}`);
     }
-    expect(problems).toEqual([]);
+    expect(refused).toEqual(routes.map(([method, path]) => `${method} ${path}: 401 UNAUTHORIZED`));
   });
 
-  it('every documented route was answered successfully at least once above', () => {
-    const succeeded = new Set(seen.filter((s) => s.status < 300).map((s) => s.operation));
-    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
-    expect({ 'documented routes never answered 2xx by this test (add a request)': documented.filter((k) => !succeeded.has(k)) }).toEqual({
-      'documented routes never answered 2xx by this test (add a request)': [],
-    });
+  it('answers BACKEND_UNAVAILABLE as documented while Redis is cut away', async () => {
+    const redis = new URL(TEST_REDIS_URL);
+    const proxy = await TcpProxy.start(Number(redis.port || 6379), redis.hostname);
+    // Deferred before the app: the suite closes the app first, then the proxy.
+    suite.defer(() => proxy.close());
+    redis.host = `127.0.0.1:${proxy.port}`;
+    const cutOff = await start({ ...BOUNDS_AT_DEFAULTS, REDIS_URL: redis.toString() });
+    proxy.cut();
+    for (const url of ['/api/id/3?gatePass=alice', '/api/id/3?gatePass=alice&count=5']) {
+      const res = await request(cutOff, 'GET', url);
+      expect({ url, status: res.status, error: res.json<{ error: string }>().error }).toEqual({ url, status: 503, error: 'BACKEND_UNAVAILABLE' });
+    }
+    // Back before the suite closes the app: a client closed while reconnecting makes ioredis arm
+    // its 2 s timer for a socket already gone (quit() disconnects it), which outlives the tests.
+    proxy.restore();
+    await pollUntil('the Redis client to reconnect', () => cutOff.get<RedisClient>(REDIS).status === 'ready', { timeoutMs: 20_000 });
   });
 
   it('enforces every documented integer range of a parameter: one past either end is a 400', async () => {
@@ -295,5 +303,49 @@ describe('the API document matches what the service answers', () => {
     }
     expect(problems).toEqual([]);
     expect(ADMIN_TOKEN).toBeDefined();
+  });
+  it('every documented route was answered successfully at least once above', () => {
+    const succeeded = new Set(seen.filter((s) => s.status < 300).map((s) => s.operation));
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    expect({ 'documented routes never answered 2xx by this test (add a request)': documented.filter((k) => !succeeded.has(k)) }).toEqual({
+      'documented routes never answered 2xx by this test (add a request)': [],
+    });
+  });
+
+  // The two checks below read what every test above recorded (`seen`): they run last, after the
+  // range tests' 400s and the 401 and 503 answers, so every response of this file is validated.
+  it('every response of the tests above fits the document: status, content type and body', () => {
+    const problems: string[] = [];
+    for (const s of seen) {
+      if (NOT_DOCUMENTED[s.operation] !== undefined) {
+        continue;
+      }
+      const op = operation(s.operation);
+      if (op === undefined) {
+        problems.push(`${s.operation}: not in the document (${s.url} answered ${s.status})`);
+        continue;
+      }
+      const response = op.responses[String(s.status)];
+      if (response === undefined) {
+        problems.push(`${s.operation}: status ${s.status} is not documented (${s.url}: ${s.body.slice(0, 200)})`);
+        continue;
+      }
+      const type = s.contentType.split(';')[0].trim();
+      const schema = response.content?.[type]?.schema;
+      if (schema === undefined) {
+        problems.push(`${s.operation} ${s.status}: content type ${type} is not documented (${s.url})`);
+        continue;
+      }
+      const value = type === 'application/json' ? JSON.parse(s.body) : s.body;
+      for (const p of validator.problems(schema, value)) {
+        problems.push(`${s.operation} ${s.status} ${s.url}: ${p} — body ${s.body.slice(0, 300)}`);
+      }
+      if (s.status < 300 && s.requestBody !== undefined && s.requestBody !== null && op.requestBody !== undefined) {
+        for (const p of validator.problems(op.requestBody.content['application/json'].schema, s.requestBody)) {
+          problems.push(`${s.operation} ${s.url}: the body it accepted does not fit its documented schema: ${p}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });

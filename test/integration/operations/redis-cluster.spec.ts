@@ -4,8 +4,11 @@ import { shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
 import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
+import { startService } from '../../../src/start-service';
 import { OwnRedisCluster } from '../../support/redis-server';
 import { appSuite } from '../../support/app-suite';
+import { freePort } from '../../support/free-port';
+import { captureLog } from '../../support/log-capture';
 import { request, startApp } from '../../support/test-env';
 
 describe('queue IDs through a 3-master Redis Cluster', () => {
@@ -20,6 +23,24 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
     app = await suite.start({ REDIS_CLUSTER_NODES: cluster.nodes });
     client = new Cluster(cluster.servers.map((s) => ({ host: '127.0.0.1', port: s.port })));
     suite.defer(() => client.disconnect());
+  });
+
+  it('refuses the start in one line naming REDIS_CLUSTER_NODES when no node answers', async () => {
+    const nodes = `127.0.0.1:${await freePort()},127.0.0.1:${await freePort()}`;
+    const { lines, stream } = captureLog();
+    await expect(startService(suite.env.config({ LOG_LEVEL: 'log', REDIS_CLUSTER_NODES: nodes }), { logDestination: stream })).rejects.toThrow();
+    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
+      `error Redis Cluster at REDIS_CLUSTER_NODES (${nodes}) has no cluster node that answers: not starting (start it, or correct the variable)`,
+    ]);
+  });
+
+  it('starts the service on the Cluster: the start check passes, and the start line names the Cluster', async () => {
+    const { lines, stream } = captureLog();
+    const started = await startService(suite.env.config({ LOG_LEVEL: 'log', REDIS_CLUSTER_NODES: cluster.nodes }), { logDestination: stream });
+    suite.defer(() => started.close());
+    expect(lines.filter((l) => l.msg.startsWith('listening on')).map((l) => l.msg)).toEqual([
+      expect.stringContaining(`Redis cluster ${cluster.nodes};`),
+    ]);
   });
 
   it('is ready and hands out 100,000 unique IDs from lists spread over every master', async () => {
