@@ -23,10 +23,25 @@ export class OwnRedisServer {
     private readonly extraArgs: string[],
   ) {}
 
-  static async start(extraArgs: string[] = [], dir?: string): Promise<OwnRedisServer> {
-    const server = new OwnRedisServer(await freePort(), dir ?? mkdtempSync(join(tmpdir(), 'shardleaf-redis-')), extraArgs);
-    await server.resume();
-    return server;
+  /**
+   * Starts on a free port. A free port is only free when it was asked for: another process may
+   * bind it before redis-server does (more likely on a loaded machine), and a cluster node also
+   * binds its bus port. A server that exits at start is started again on new ports (at most
+   * 5 times); one that runs but never answers fails.
+   */
+  static async start(extraArgs: string[] = [], dir?: string, options: { clusterBus?: boolean } = {}): Promise<OwnRedisServer> {
+    const serverDir = dir ?? mkdtempSync(join(tmpdir(), 'shardleaf-redis-'));
+    for (let attempt = 1; ; attempt++) {
+      const args = options.clusterBus ? [...extraArgs, '--cluster-port', String(await freePort())] : extraArgs;
+      const server = new OwnRedisServer(await freePort(), serverDir, args);
+      try {
+        await server.resume();
+        return server;
+      } catch (err) {
+        await server.stop();
+        if (!(err instanceof ExitedAtStart) || attempt >= 5) {throw err;}
+      }
+    }
   }
 
   get url(): string {
@@ -36,8 +51,9 @@ export class OwnRedisServer {
   /** Starts (again) on the same port and waits until it answers PING. */
   async resume(): Promise<void> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'no'];
-    this.process = spawn('redis-server', [...args, ...this.extraArgs], { stdio: 'ignore' });
-    await waitForPing(this.port);
+    const child = spawn('redis-server', [...args, ...this.extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.process = child;
+    await waitForStart(child, this.port);
   }
 
   /** SIGSTOP: the kernel still accepts connections and data, the server answers nothing (a VM pause, a long stall). */
@@ -67,6 +83,37 @@ export class OwnRedisServer {
   }
 }
 
+/** A redis-server that exited before it answered PING; `output` is the end of what it printed. */
+class ExitedAtStart extends Error {
+  constructor(port: number, code: number | null, output: string) {
+    super(`redis-server on port ${port} exited at start (code ${code}): ${output.slice(-500)}`);
+  }
+}
+
+/** Waits for PING, failing at once (with the server's own words) when the process exits first. */
+async function waitForStart(child: ChildProcess, port: number): Promise<void> {
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-2000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let onExit: (code: number | null) => void = () => undefined;
+  const exited = new Promise<never>((_, reject) => {
+    onExit = (code) => reject(new ExitedAtStart(port, code, output));
+    child.once('exit', onExit);
+  });
+  try {
+    await Promise.race([waitForPing(port), exited]);
+  } finally {
+    child.off('exit', onExit);
+    exited.catch(() => undefined);
+    // The server keeps logging to a pipe nobody reads once started: drain it so it never blocks.
+    child.stdout?.resume();
+    child.stderr?.resume();
+  }
+}
+
 async function waitForPing(port: number): Promise<void> {
   await pollUntil(`redis-server on port ${port} to answer PING`, async () => (await run('redis-cli', ['-p', String(port), 'ping'])).stdout.includes('PONG'), {
     tolerateErrors: true,
@@ -88,7 +135,7 @@ export class OwnRedisCluster {
         const nodeDir = join(dir, `node${i}`);
         await run('mkdir', ['-p', nodeDir]);
         servers.push(
-          await OwnRedisServer.start(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'], nodeDir),
+          await OwnRedisServer.start(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'], nodeDir, { clusterBus: true }),
         );
       }
       await run('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-yes']);
@@ -146,8 +193,8 @@ export class OwnRedisSentinel {
       conf,
       [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${name} 127.0.0.1 ${master.port} 1`, ''].join('\n'),
     );
-    const child = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' });
-    await waitForPing(port);
+    const child = spawn('redis-server', [conf, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await waitForStart(child, port);
     return new OwnRedisSentinel(child, port, dir);
   }
 
