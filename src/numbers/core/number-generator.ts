@@ -279,9 +279,11 @@ export class NumberGenerator {
   private forget(buffer: NumberBuffer): void {
     buffer.current?.drop();
     buffer.next?.drop();
-    if (this.buffers.get(buffer.key) === buffer) {
-      this.buffers.delete(buffer.key);
+    if (this.buffers.get(buffer.key) !== buffer) {
+      // Forgotten before (a delete, a "not found") with its miss: a late reply must not undo a create.
+      return;
     }
+    this.buffers.delete(buffer.key);
     if (this.misses.size >= MAX_MISSES) {
       this.misses.clear();
     }

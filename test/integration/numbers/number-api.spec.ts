@@ -3,6 +3,7 @@ import { errorSpec } from '../../../src/common/error-catalog';
 import { ErrorKind } from '../../../src/common/id-gen.error';
 import { CLOCK_VIEW, numberClockSql } from '../../../src/numbers/number-clock-sql';
 import { appSuite } from '../../support/app-suite';
+import { pollUntil } from '../../support/poll';
 import { expectError, request } from '../../support/test-env';
 
 const EXHAUSTED = errorSpec(ErrorKind.NumberExhausted);
@@ -88,11 +89,21 @@ describe('formatted numbers: route and admin API', () => {
     expect(again.json()).toMatchObject({ key: 'inv', pattern: body.pattern, reset: 'monthly', step: 7, capacity: '99999', length: 15 });
     expectError(await create({ ...body, step: 8 }), 409);
     expectError(await create({ ...body, pattern: 'INV{yyyyMM}-{seq:6}' }), 409);
-    await one('inv');
+    expect((await one('inv')).status).toBe(200);
     const list = (await request(app, 'GET', '/admin/numbers')).json<{ formats: Array<{ key: string }> }>();
     expect(list.formats.map((f) => f.key)).toEqual(expect.arrayContaining(['inv', 'ord', 'two']));
+    // The number took 1 of the segment 1..7 (more than 10 %): the request started the preload of
+    // 8..14 in the background before it answered. Once this instance's view shows no allocation in
+    // flight, the preload's transaction has committed, and the next read shows both segments.
+    await pollUntil('the preload of inv to settle', async () => {
+      const view = (await request(app, 'GET', '/admin/numbers/inv')).json<{ buffer: { loading: boolean } }>();
+      return !view.buffer.loading;
+    });
     const detail = (await request(app, 'GET', '/admin/numbers/inv')).json<Record<string, unknown>>();
-    expect(detail).toMatchObject({ latest: { maxSeq: '7', left: '99992' }, buffer: { key: 'inv' } });
+    expect(detail).toMatchObject({
+      latest: { maxSeq: '14', left: '99985' },
+      buffer: { key: 'inv', loading: false, current: { next: '2', max: '7' }, next: { next: '8', max: '14' } },
+    });
     expect((detail.periods as unknown[]).length).toBe(1);
     const patched = await request(app, 'PATCH', '/admin/numbers/inv', { body: { step: 50, description: null } });
     expect(patched.status).toBe(200);

@@ -286,6 +286,40 @@ describe('NumberGenerator', () => {
     expect(gen.view('ord')).toBeNull();
   });
 
+  it('deleted and created again on this instance while a preload was in flight: its late "not found" does not hide the new format', async () => {
+    const gen = instance(store);
+    store.define('del', 'D{seq:4}', 'none', 3);
+    // The second allocation (the preload) reads the database while the format is deleted; its reply
+    // arrives only after the format was created again (a slow reply, the test holds it).
+    let reply!: () => void;
+    const held = new Promise<void>((resolve) => (reply = resolve));
+    const allocate = store.allocate.bind(store);
+    let calls = 0;
+    const answered: string[] = [];
+    store.allocate = async (key, request) => {
+      const first = ++calls === 1;
+      const result = await allocate(key, request);
+      if (!first) {
+        answered.push(result.kind);
+        await held;
+      }
+      return result;
+    };
+    expect(await gen.next('del', 1)).toEqual(['D0001']); // 1..3; 1 of 3 used: the preload starts
+    expect(calls).toBe(2);
+    // The admin delete on this instance.
+    store.formats.delete('del');
+    gen.drop('del');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toEqual(['not-found']);
+    // The admin create on this instance, then the preload's reply.
+    store.define('del', 'D{seq:4}', 'none', 3);
+    gen.forgetMiss('del');
+    reply();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await gen.next('del', 1)).toEqual(['D0004']);
+  });
+
   it('a database error fails the request (a gap), and the next request allocates again', async () => {
     const gen = instance(store);
     store.failure = new Error('connect ECONNREFUSED');
