@@ -43,17 +43,8 @@ export function serverNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] 
 }
 
 /**
- * A command every HTTP server runs under (`BENCH_SERVER_WRAP`, space-separated, e.g.
- * `valgrind --tool=callgrind`: queue-instructions.ts), or none. Such a server is slow to start:
- * startServer then waits up to 10 minutes for it.
- */
-export function serverWrap(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.BENCH_SERVER_WRAP ?? '').split(' ').filter((a) => a.length > 0);
-}
-
-/**
- * Starts `node args…` (after serverNodeFlags; under serverWrap when set) with `env` on the
- * servers' CPUs (lib/placement.ts), waits until it answers HTTP on `port` (any status).
+ * Starts `node args…` (after serverNodeFlags) with `env` on the servers' CPUs (lib/placement.ts),
+ * waits until it answers HTTP on `port` (any status).
  */
 export async function startServer(
   name: string,
@@ -62,12 +53,7 @@ export async function startServer(
   port: number,
   timeoutMs = 60_000,
 ): Promise<ServerProc> {
-  const wrap = serverWrap();
-  const node = [process.execPath, ...serverNodeFlags(), ...args];
-  const [cmd, cmdArgs] = pinnedCommand(wrap[0] ?? node[0], [...wrap.slice(1), ...(wrap.length > 0 ? node : node.slice(1))], placement().server);
-  if (wrap.length > 0) {
-    timeoutMs = Math.max(timeoutMs, 600_000);
-  }
+  const [cmd, cmdArgs] = pinnedCommand(process.execPath, [...serverNodeFlags(), ...args], placement().server);
   const child = spawn(cmd, cmdArgs, {
     cwd: ROOT,
     env: { ...process.env, ...env },
