@@ -6,6 +6,8 @@
  *   BENCH_MYSQL_URL=mysql://shardleaf_bench:shardleaf_bench@127.0.0.1:3306 flock /tmp/shardleaf-bench.lock \
  *     node -r ts-node/register/transpile-only scripts/bench/queue-cpu-split.ts [rounds=3] [seconds=3]
  *
+ * The ceiling is servers/bare-queue.ts with the service's Redis client options (auto-pipelining on);
+ * BARE_AUTO_PIPELINING=0 measures it without.
  * SERVICES="base=/other/worktree/dist/src/main.js,…": more builds, each a subject of its own.
  * PERF_STAT=1: system calls per request (perf stat on the server's pid). PERF_RECORD=DIR: a
  * `perf record -e cpu-clock` per run into DIR (start with NODE_OPTIONS=--perf-basic-prof for JS names).

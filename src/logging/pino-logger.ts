@@ -1,5 +1,5 @@
 import { LoggerService } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pino, { Logger as PinoLogger } from 'pino';
 import { AppConfig } from '../config/app-config';
 
@@ -157,6 +157,7 @@ export class LazyRequestLogger {
  * and no per-request lines unless LOG_LEVEL is debug or verbose.
  */
 export function fastifyLogOptions(level: Level, root: PinoLogger) {
+  const nextRequestId = requestIds();
   return {
     // Fastify logs each request at info: its logger starts at warn unless LOG_LEVEL is debug/verbose.
     loggerInstance: level === 'debug' || level === 'verbose' ? root : root.child({}, { level: 'warn' }),
@@ -171,9 +172,21 @@ export function fastifyLogOptions(level: Level, root: PinoLogger) {
     requestIdHeader: false as const,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
   };
+}
+
+/**
+ * New request ids of this process: `<12 random hex digits>-<counter in base 36>`, e.g.
+ * `3f9c1a7be204-1k2`. The random part (48 bits, drawn once per process) tells processes and
+ * restarts apart, the counter requests within one; a string concatenation per request where a
+ * random UUID costs a draw from the entropy pool and 36 characters of formatting.
+ */
+export function requestIds(): () => string {
+  const prefix = `${randomBytes(6).toString('hex')}-`;
+  let n = 0;
+  return () => prefix + (++n).toString(36);
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,15 +1,25 @@
 /**
- * The physical ceiling of a queue-ID request: bare Fastify + one ioredis client doing exactly the
- * request's work (Java-hash shard, one LPOP, bigint compose) and nothing else — no Nest, no
- * validation beyond what the compose needs, no refill (the bench pre-fills the lists).
- * Env: PORT, REDIS_URL, KEY_PREFIX; BARE_AUTO_PIPELINING=1 turns on ioredis auto-pipelining (the
- * service's client has it on: the commands of one event-loop turn share one write), so the gap to
- * the service can be read with and without that one difference.
+ * The ceiling of a queue-ID request: bare Fastify + ioredis doing exactly the request's work
+ * (Java-hash shard, one LPOP, bigint compose) and keeping its lists filled, nothing else: no Nest,
+ * no logger, no request id, no metrics, no validation beyond what the compose needs.
+ *
+ * - The pop client has the service's options (`BATCHED_WRITES` of redis-client.factory.ts:
+ *   auto-pipelining, the fail-fast settings): the commands of one event-loop turn share one write,
+ *   as in the service. `BARE_AUTO_PIPELINING=0` turns auto-pipelining off (for a comparison only).
+ * - Refill on a connection of its own, without auto-pipelining: ioredis overflows its stack on a
+ *   100,000-argument command inside an auto-pipeline, and the refill's write must not wait in the
+ *   pops' pipeline. The lists are the ceiling's own (`<KEY_PREFIX>bare_<appId>_<shard>`, popped
+ *   by this process only), so it knows their lengths without asking: each of the 64 lists of the
+ *   apps in BARE_APPS (default `1`) is filled with two steps (BARE_STEP, default 10,000 indexes)
+ *   before it listens, and one step is pushed whenever a pop leaves a list below one step.
+ *
+ * Env: PORT, REDIS_URL, KEY_PREFIX, BARE_APPS, BARE_STEP, BARE_AUTO_PIPELINING.
  */
 import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import Redis from 'ioredis';
-import { composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
+import { BATCHED_WRITES } from '../../../src/infra/redis/redis-client.factory';
+import { SHARD_COUNT, composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 
 // The very Fastify the service runs on (@nestjs/platform-fastify may carry its own copy).
 const fastifyPath = require.resolve('fastify', { paths: [dirname(require.resolve('@nestjs/platform-fastify'))] });
@@ -17,28 +27,79 @@ const fastifyPath = require.resolve('fastify', { paths: [dirname(require.resolve
 const Fastify = require(fastifyPath) as (opts: { keepAliveTimeout: number }) => FastifyInstance;
 
 const port = Number(process.env.PORT);
-const prefix = `${process.env.KEY_PREFIX ?? 'id.gen.'}idList_`;
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0', {
-  enableAutoPipelining: process.env.BARE_AUTO_PIPELINING === '1',
-});
+const prefix = `${process.env.KEY_PREFIX ?? 'id.gen.'}bare_`;
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const step = Number(process.env.BARE_STEP ?? 10_000);
+const apps = (process.env.BARE_APPS ?? '1').split(',').map(Number);
+const redis = new Redis(url, { ...BATCHED_WRITES, enableAutoPipelining: process.env.BARE_AUTO_PIPELINING !== '0' });
+const refillRedis = new Redis(url, { ...BATCHED_WRITES, enableAutoPipelining: false });
+
+/** A list of this process: entries in it (only this process pops it), next index to push, a push under way. */
+interface List {
+  length: number;
+  next: number;
+  refilling: boolean;
+}
+const lists = new Map<string, List>();
+
+/** Pushes one step of consecutive indexes onto the list (one RPUSH of `step` values, on the refill connection). */
+async function refill(key: string, list: List): Promise<void> {
+  list.refilling = true;
+  const args = new Array<string>(step + 1);
+  args[0] = key;
+  for (let i = 0; i < step; i++) {
+    args[i + 1] = String(list.next + i);
+  }
+  list.next += step;
+  try {
+    await refillRedis.call('RPUSH', args);
+    list.length += step;
+  } finally {
+    list.refilling = false;
+  }
+}
+
+async function prefill(): Promise<void> {
+  for (const appId of apps) {
+    for (let shard = 0; shard < SHARD_COUNT; shard++) {
+      const key = `${prefix}${appId}_${shard}`;
+      const list: List = { length: 0, next: 0, refilling: false };
+      lists.set(key, list);
+      await refillRedis.del(key);
+      await refill(key, list);
+      await refill(key, list);
+    }
+  }
+}
+
 const app = Fastify({ keepAliveTimeout: 65_000 });
 
 app.get<{ Params: { appId: string }; Querystring: { gatePass: string } }>('/api/id/:appId', async (req, reply) => {
   const appId = Number(req.params.appId);
   const shardId = shardOf(req.query.gatePass);
-  const index = await redis.lpop(`${prefix}${appId}_${shardId}`);
+  const key = `${prefix}${appId}_${shardId}`;
+  const index = await redis.lpop(key);
   if (index === null) {
     return reply.code(503).send({ code: -4, error: 'QUEUE_EMPTY', message: 'empty' });
+  }
+  const list = lists.get(key);
+  if (list !== undefined && --list.length < step && !list.refilling) {
+    refill(key, list).catch((err: unknown) => console.error(err));
   }
   return composeQueueId(BigInt(index), shardId, appId).toString();
 });
 
 const shutdown = (): void => {
-  void app.close().then(() => redis.quit()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => Promise.all([redis.quit(), refillRedis.quit()]))
+    .then(() => process.exit(0));
 };
 process.once('SIGTERM', shutdown);
 process.once('SIGINT', shutdown);
-app.listen({ port, host: '127.0.0.1' }).catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+prefill()
+  .then(() => app.listen({ port, host: '127.0.0.1' }))
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });

@@ -45,7 +45,7 @@ const FAIL_FAST: RedisOptions = {
  * Each command is still sent once, with its own reply and error; explicit pipelines (the pops
  * with their WAIT, the refill's pre-encoded RPUSHes) are written at once, in their order.
  */
-const BATCHED_WRITES: RedisOptions = { ...FAIL_FAST, enableAutoPipelining: true };
+export const BATCHED_WRITES: RedisOptions = { ...FAIL_FAST, enableAutoPipelining: true };
 
 /** One ioredis client for the configured topology; errors are logged once per change. */
 export function createRedisClient(config: RedisConfig): RedisClient {

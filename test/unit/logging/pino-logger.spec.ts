@@ -6,6 +6,7 @@ import {
   createRootLogger,
   fastifyLogOptions,
   installRequestIdEcho,
+  requestIds,
 } from '../../../src/logging/pino-logger';
 
 function capture() {
@@ -41,7 +42,9 @@ describe('structured logs', () => {
     const res = await app.inject({ url: '/x', headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers['x-request-id']).toBe('abc-123');
     const fresh = await app.inject({ url: '/x', headers: { 'x-request-id': 'bad id with spaces' } });
-    expect(String(fresh.headers['x-request-id'])).toMatch(/^[0-9a-f-]{36}$/);
+    expect(String(fresh.headers['x-request-id'])).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
+    const next = await app.inject({ url: '/x' });
+    expect(next.headers['x-request-id']).not.toBe(fresh.headers['x-request-id']);
     expect(lines).toEqual([]);
     await app.close();
   });
@@ -95,6 +98,29 @@ describe('structured logs', () => {
     const { app, lines } = await appAt('debug');
     await app.inject({ url: '/x', headers: { 'x-request-id': 'req-42' } });
     expect(lines.filter((l) => l.reqId === 'req-42').length).toBeGreaterThanOrEqual(2);
+    await app.close();
+  });
+
+  it('numbers new request ids after one random prefix per process part', () => {
+    const a = requestIds();
+    const b = requestIds();
+    const fromA = [a(), a(), a()];
+    expect(fromA.map((id) => id.split('-')[1])).toEqual(['1', '2', '3']);
+    expect(new Set(fromA.map((id) => id.split('-')[0])).size).toBe(1);
+    expect(b().split('-')[0]).not.toBe(fromA[0].split('-')[0]);
+  });
+
+  it("writes Fastify's error lines with the reqId below debug", async () => {
+    const { lines, stream } = capture();
+    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    app.get('/fails', async () => {
+      throw new Error('broken handler');
+    });
+    await app.ready();
+    const res = await app.inject({ url: '/fails', headers: { 'x-request-id': 'req-9' } });
+    expect(res.statusCode).toBe(500);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'error', reqId: 'req-9', msg: 'broken handler' });
     await app.close();
   });
 
