@@ -46,4 +46,24 @@ describe('/metrics of several instances: shared state from the lease holder only
       await second.close();
     }
   });
+
+  it('a list whose length cannot be read: shardleaf_backend_up{backend="redis"} 0, the other lists still counted', async () => {
+    const app = await suite.start({ METRICS_STATE_TTL_MS: '0' });
+    const key = `${suite.env.keyPrefix}idList_6_5`;
+    const lengths: number[] = [];
+    for (let shard = 0; shard < 64; shard++) {
+      lengths.push(await suite.env.redis.llen(`${suite.env.keyPrefix}idList_6_${shard}`));
+    }
+    await suite.env.redis.del(key);
+    await suite.env.redis.set(key, 'not a list');
+    try {
+      const text = (await request(app, 'GET', '/metrics', { token: null })).body;
+      expect(sample(text, 'shardleaf_backend_up{backend="redis"}')).toBe(0);
+      expect(sample(text, 'shardleaf_queue_length{app="6"}')).toBe(lengths.reduce((x, y) => x + y, 0) - lengths[5]);
+    } finally {
+      await suite.env.redis.del(key);
+    }
+    const text = (await request(app, 'GET', '/metrics', { token: null })).body;
+    expect(sample(text, 'shardleaf_backend_up{backend="redis"}')).toBe(1);
+  });
 });
