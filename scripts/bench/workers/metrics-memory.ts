@@ -53,10 +53,9 @@ async function main(): Promise<void> {
   usage('started');
   const metrics = app.get(MetricsService);
   const sampler = app.get(HistorySampler);
-  let bytes = 0;
   for (let i = 0; i < (spec.scrapes ?? 5); i++) {
     await sampler.tick();
-    bytes = (await metrics.scrape()).body.length;
+    const bytes = (await metrics.scrape()).body.length;
     usage(`scrape ${i + 1} (${(bytes / 1024).toFixed(0)} KiB)`);
   }
   gc?.();
