@@ -47,6 +47,25 @@ export default tseslint.config(
     },
   },
   {
+    // Metrics and the dashboard read the queue's state through the one read port queue-id exports
+    // (queue-state.port.ts), never its keys, registry, repositories or core. (core/ has its own rule.)
+    files: ['src/metrics/**/*.ts', 'src/dashboard/**/*.ts'],
+    ignores: ['src/**/core/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '/queue-id/(?!queue-state\\.port$|queue-id\\.module$)',
+              message: 'metrics/ and dashboard/ read the queue through src/queue-id/queue-state.port.ts only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

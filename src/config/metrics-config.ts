@@ -1,5 +1,5 @@
 import { ConfigError } from './config.error';
-import { Env, readInt, readOptionalString } from './env-readers';
+import { Env, readBool, readInt, readOptionalString } from './env-readers';
 
 export interface MetricsConfig {
   /**
@@ -18,6 +18,11 @@ export interface MetricsConfig {
   historyIntervalMs: number;
   /** CAPACITY_FORECAST_WINDOW_MS: the consumption rate behind the forecast is measured over this. */
   forecastWindowMs: number;
+  /**
+   * METRICS_PER_SHARD: also export the queue gauges per app shard (64 series per app and family:
+   * 16,384 each at 256 apps). Off: per-app series only, with the lowest shard of each app.
+   */
+  perShard: boolean;
 }
 
 export function readMetricsConfig(env: Env): MetricsConfig {
@@ -35,5 +40,6 @@ export function readMetricsConfig(env: Env): MetricsConfig {
     token,
     historyIntervalMs,
     forecastWindowMs,
+    perShard: readBool(env, 'METRICS_PER_SHARD', false),
   };
 }

@@ -44,25 +44,42 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
 
   onModuleInit(): void {
     const forecast = this.forecast;
-    const text = {
-      name: 'shardleaf_queue_capacity_exhaustion_seconds',
-      help:
-        'Seconds until the app shard has no IDs left under max_limit_id (the 49-bit index range when 0) at the rate its IDs ' +
-        'were consumed by all instances over CAPACITY_FORECAST_WINDOW_MS; +Inf when none were consumed; absent until that window has history',
+    const metrics = this.metrics;
+    const perApp = (name: string, help: string, value: (f: AppForecast) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['app'],
+        registers: [metrics.register],
+        collect() {
+          this.reset();
+          if (!metrics.isLeader()) {
+            return;
+          }
+          for (const f of forecast.apps()) {
+            this.set({ app: f.app }, value(f));
+          }
+        },
+      });
     };
-    const gauge = new Gauge({
-      ...text,
-      labelNames: ['app', 'shard'],
-      registers: [this.metrics.register],
-      collect() {
-        this.reset();
-        for (const f of forecast.shards()) {
-          this.set({ app: f.app, shard: f.shard }, f.secondsLeft);
-        }
-      },
+    perApp(
+      'shardleaf_queue_capacity_exhaustion_seconds',
+      "Seconds until the app's first shard has no IDs left under max_limit_id (the 49-bit index range when 0), at the rate each shard's IDs " +
+        'were consumed by all instances over CAPACITY_FORECAST_WINDOW_MS; +Inf when none were consumed; absent until that window has history',
+      (f) => f.secondsLeft,
+    );
+    perApp(
+      'shardleaf_queue_capacity_exhaustion_shard',
+      'The app shard that runs out first at the measured rates (its shard number; see shardleaf_queue_capacity_exhaustion_seconds)',
+      (f) => f.firstShard,
+    );
+    metrics.shardFamilies?.add({
+      name: 'shardleaf_queue_shard_exhaustion_seconds',
+      help: 'Seconds until the app shard has no IDs left under max_limit_id at the rate measured over CAPACITY_FORECAST_WINDOW_MS (METRICS_PER_SHARD=true)',
+      shared: true,
+      rows: async () => forecast.shards(),
+      value: (f) => f.secondsLeft,
     });
-    // One series per app shard (16,384 at 256 apps): written in slices (sliced-registry.ts).
-    this.metrics.register.renderShardGauge(gauge, text, async () => forecast.shards(), (shards) => shards, (f) => f.secondsLeft);
   }
 
   onApplicationBootstrap(): void {
@@ -114,10 +131,10 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
       const state = await this.metrics.stateSnapshot();
       if (state.backends.mysql) {
         queueDepth = {};
-        for (const s of state.shards) {
-          queueDepth[s.app] = (queueDepth[s.app] ?? 0) + s.queueLength;
+        for (const a of state.apps) {
+          queueDepth[a.app] = a.queueLength ?? 0;
         }
-        this.forecast.observe(state.shards, state.at);
+        this.forecast.observe(state.observations, state.at);
       }
       this.lastFailure = '';
     } catch (err) {

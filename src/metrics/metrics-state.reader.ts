@@ -1,42 +1,39 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { AppRegistry } from '../queue-id/core/app-registry';
-import { QueueKeys } from '../queue-id/core/queue-keys';
-import { RefillAhead } from '../queue-id/core/refill-ahead';
-import { IdAllocRepository } from '../queue-id/id-alloc.repository';
+import { Injectable } from '@nestjs/common';
+import { QueueStatePort } from '../queue-id/queue-state.port';
 import { SegmentStatus } from '../segment/segment-status';
 import { SnowflakeStatus } from '../snowflake/snowflake-status';
-import { StateSnapshot, StateSources, readStateSnapshot } from './state-snapshot';
+import { observationsOf, summariseApps } from './core/app-queue-summary';
+import { StateSnapshot } from './state-snapshot';
 
-/** Reads the state behind the gauges from Redis, MySQL and memory (uncached; MetricsService caches). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Reads the state behind the gauges (uncached; MetricsService caches): the queue's through its
+ * read port, the segment buffers and the snowflake worker from memory; then the per-app summaries
+ * and the forecast's observations, computed once per read.
+ */
 @Injectable()
 export class MetricsStateReader {
-  private readonly sources: StateSources;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(REDIS) redis: RedisClient,
-    keys: QueueKeys,
-    registry: AppRegistry,
-    repo: IdAllocRepository,
-    ahead: RefillAhead,
-    segment: SegmentStatus,
-    snowflake: SnowflakeStatus,
-  ) {
-    this.sources = {
-      redis,
-      keys,
-      registry,
-      repo,
-      refillSize: (appId, shardId, step) => ahead.currentSize(appId, shardId, step),
-      segment: () => segment.buffers(),
-      snowflake: () => ({ mode: snowflake.mode, workerId: snowflake.workerId, serving: snowflake.serving }),
-    };
-  }
+    private readonly queue: QueueStatePort,
+    private readonly segment: SegmentStatus,
+    private readonly snowflake: SnowflakeStatus,
+  ) {}
 
-  read(): Promise<StateSnapshot> {
-    return readStateSnapshot(this.sources);
+  async read(): Promise<StateSnapshot> {
+    const q = await this.queue.read();
+    await nextTurn();
+    const snowflake = this.snowflake;
+    return {
+      at: q.at,
+      backends: { mysql: q.mysql, redis: q.redis },
+      shards: q.shards,
+      apps: summariseApps(q.shards),
+      observations: observationsOf(q.shards),
+      segment: this.segment.buffers(),
+      snowflake: { mode: snowflake.mode, workerId: snowflake.workerId, serving: snowflake.serving },
+    };
   }
 }

@@ -7,6 +7,7 @@ import { SegmentModule } from '../segment/segment.module';
 import { SnowflakeModule } from '../snowflake/snowflake.module';
 import { HistorySampler } from './history.sampler';
 import { MetricsController } from './metrics.controller';
+import { MetricsLeader } from './metrics-leader';
 import { MetricsService } from './metrics.service';
 import { MetricsStateReader } from './metrics-state.reader';
 import { MetricsTokenGuard } from './metrics-token.guard';
@@ -15,7 +16,7 @@ import { MetricsTokenGuard } from './metrics-token.guard';
 @Module({
   imports: [QueueIdModule, SegmentModule, SnowflakeModule, LeaseModule, NumbersModule, IdHistoryModule],
   controllers: [MetricsController],
-  providers: [MetricsService, MetricsStateReader, MetricsTokenGuard, HistorySampler],
+  providers: [MetricsService, MetricsStateReader, MetricsLeader, MetricsTokenGuard, HistorySampler],
   exports: [HistorySampler],
 })
 export class MetricsModule {}

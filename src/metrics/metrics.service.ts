@@ -1,14 +1,14 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
-import { Counter, Histogram, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { HistoryMonitor } from '../id-history/history-monitor';
 import { LeaseMonitor } from '../lease/lease-monitor';
 import { NumberMonitor } from '../numbers/number-monitor';
 import { NumberStatus } from '../numbers/number-status';
-import { RefillMonitor } from '../queue-id/refill-monitor';
+import { QueueStatePort } from '../queue-id/queue-state.port';
 import { SnowflakeClockWaits } from '../snowflake/clock-waits';
 import { SnowflakeReports } from '../snowflake/snowflake-reports';
 import { CounterTotals } from './core/activity-history';
@@ -17,7 +17,8 @@ import { registerHistoryMetrics } from './history-metrics';
 import { HttpCounters, installHttpMetrics } from './http-metrics.hook';
 import { MetricsStateReader } from './metrics-state.reader';
 import { registerNumberMetrics } from './number-metrics';
-import { SlicedRegistry } from './sliced-registry';
+import { MetricsLeader } from './metrics-leader';
+import { ShardFamilies } from './shard-families';
 import { registerStateMetrics } from './state-metrics';
 import { StateSnapshot } from './state-snapshot';
 
@@ -29,7 +30,9 @@ import { StateSnapshot } from './state-snapshot';
  */
 @Injectable()
 export class MetricsService implements OnModuleInit, OnApplicationShutdown {
-  readonly register = new SlicedRegistry();
+  readonly register = new Registry();
+  /** The per-shard families (METRICS_PER_SHARD=true), written after the registry's text; null when off. */
+  readonly shardFamilies: ShardFamilies | null;
   private unsubscribe: (() => void) | null = null;
   private unsubscribeRefusals: (() => void) | null = null;
   private unsubscribeLeases: (() => void) | null = null;
@@ -41,7 +44,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
-    private readonly refillMonitor: RefillMonitor,
+    private readonly queueState: QueueStatePort,
     private readonly clockWaits: SnowflakeClockWaits,
     reader: MetricsStateReader,
     private readonly leaseMonitor: LeaseMonitor,
@@ -49,13 +52,20 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly numberStatus: NumberStatus,
     private readonly historyMonitor: HistoryMonitor,
     private readonly snowflakeReports: SnowflakeReports,
+    private readonly leader: MetricsLeader,
   ) {
+    this.shardFamilies = config.metrics.perShard ? new ShardFamilies() : null;
     this.state = new TtlSnapshot(() => reader.read(), config.metrics.stateTtlMs);
   }
 
   onModuleInit(): void {
     const register = this.register;
     collectDefaultMetrics({ register, prefix: 'shardleaf_' });
+    // Gauges named like counters (`_total`), which `promtool check metrics` refuses; the same
+    // counts stay in shardleaf_nodejs_active_{handles,requests,resources}{type}.
+    for (const name of ['active_handles_total', 'active_requests_total', 'active_resources_total']) {
+      register.removeSingleMetric(`shardleaf_nodejs_${name}`);
+    }
     this.http = installHttpMetrics(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), register);
     const refills = new Counter({
       name: 'shardleaf_queue_refills_total',
@@ -71,7 +81,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [register],
     });
-    this.unsubscribe = this.refillMonitor.subscribe((trigger, outcome, seconds) => {
+    this.unsubscribe = this.queueState.onRefill((trigger, outcome, seconds) => {
       refills.inc({ trigger, outcome });
       refillSeconds.observe({ trigger }, seconds);
     });
@@ -85,7 +95,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     refusals.inc({ reason: 'row_behind' }, 0);
     refusals.inc({ reason: 'marker_invalid' }, 0);
     refusals.inc({ reason: 'above_limit' }, 0);
-    this.unsubscribeRefusals = this.refillMonitor.subscribeRefusals((reason) => refusals.inc({ reason }));
+    this.unsubscribeRefusals = this.queueState.onRefusal((reason) => refusals.inc({ reason }));
     const leases = new Counter({
       name: 'shardleaf_leases_total',
       help: 'Lease requests (POST …/lease) by generator and outcome (granted, refused = 4xx/410, failed = backend)',
@@ -104,7 +114,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
         leaseIds.inc({ generator }, Number(ids));
       }
     });
-    registerStateMetrics(register, () => this.state.get());
+    registerStateMetrics(register, () => this.state.get(), () => this.leader.isLeader(), this.shardFamilies);
     this.unsubscribeNumbers = registerNumberMetrics(register, this.numberMonitor, this.numberStatus);
     registerHistoryMetrics(register, this.historyMonitor);
     const waits = this.clockWaits;
@@ -183,7 +193,19 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     return out;
   }
 
+  /** Whether this instance exports the gauges of shared state now (metrics-leader.ts). */
+  isLeader(): boolean {
+    return this.leader.isLeader();
+  }
+
+  /**
+   * prom-client's exposition, then the per-shard families (when on). The lease is checked first
+   * (one Redis command when this instance does not hold it), so every gauge of one scrape agrees.
+   */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.register.contentType, body: await this.register.metrics() };
+    const leader = await this.leader.check();
+    const body = await this.register.metrics();
+    const perShard = this.shardFamilies === null ? '' : await this.shardFamilies.render(leader);
+    return { contentType: this.register.contentType, body: perShard === '' ? body : `${body}\n${perShard}\n` };
   }
 }

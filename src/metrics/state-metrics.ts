@@ -1,6 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import { SegmentBufferView } from '../segment/core/segment-buffer';
-import { SlicedRegistry } from './sliced-registry';
+import { AppQueueSummary, shardRemaining } from './core/app-queue-summary';
+import { ShardFamilies } from './shard-families';
 import { StateSnapshot } from './state-snapshot';
 
 /**
@@ -8,8 +9,17 @@ import { StateSnapshot } from './state-snapshot';
  * which computes at most once per METRICS_STATE_TTL_MS and is shared by the gauges of one scrape
  * and by concurrent scrapes. Each gauge resets and sets its values in one synchronous step
  * after the await, so a concurrent scrape never sees a half-filled gauge.
+ *
+ * The queue's gauges are per app; shared state (what every instance reads alike from Redis and
+ * MySQL) only while `leader()` holds, this instance's own refill sizes always. With `families`
+ * (METRICS_PER_SHARD=true) the per-shard families are added to it as well.
  */
-export function registerStateMetrics(register: Registry, snapshot: () => Promise<StateSnapshot>): void {
+export function registerStateMetrics(
+  register: Registry,
+  snapshot: () => Promise<StateSnapshot>,
+  leader: () => boolean,
+  families: ShardFamilies | null,
+): void {
   new Gauge({
     name: 'shardleaf_backend_up',
     help: '1 when the last read of the state gauges reached the backend (mysql: the SELECT of id_alloc; redis: every LLEN), else 0',
@@ -22,54 +32,73 @@ export function registerStateMetrics(register: Registry, snapshot: () => Promise
       this.set({ backend: 'redis' }, s.backends.redis ? 1 : 0);
     },
   });
-  // One series per app shard (16,384 at 256 apps): in a SlicedRegistry written in slices between
-  // event-loop turns, once per snapshot (sliced-registry.ts); the collects serve `get()`.
-  const queueLengthText = { name: 'shardleaf_queue_length', help: 'Indexes queued in the Redis list of an app shard' };
-  const queueLength = new Gauge({
-    ...queueLengthText,
-    labelNames: ['app', 'shard'],
-    registers: [register],
-    async collect() {
-      const s = await snapshot();
-      this.reset();
-      for (const q of s.queueLengths) {
-        this.set({ app: q.app, shard: q.shard }, q.length);
-      }
-    },
-  });
-  const refillSizeText = {
-    name: 'shardleaf_queue_refill_size',
-    help: "IDs this instance's next refills of an app shard take (the step, doubled while the shard is hot, up to QUEUE_REFILL_MAX_SIZE)",
+  const appGauge = (name: string, help: string, value: (a: AppQueueSummary) => number | bigint | null, shared = true): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['app'],
+      registers: [register],
+      async collect() {
+        const s = await snapshot();
+        this.reset();
+        if (shared && !leader()) {
+          return;
+        }
+        for (const a of s.apps) {
+          const v = value(a);
+          if (v !== null) {
+            this.set({ app: a.app }, Number(v));
+          }
+        }
+      },
+    });
   };
-  const refillSize = new Gauge({
-    ...refillSizeText,
-    labelNames: ['app', 'shard'],
-    registers: [register],
-    async collect() {
-      const s = await snapshot();
-      this.reset();
-      for (const r of s.refillSizes) {
-        this.set({ app: r.app, shard: r.shard }, r.size);
-      }
-    },
-  });
-  if (register instanceof SlicedRegistry) {
-    register.renderShardGauge(queueLength, queueLengthText, snapshot, (s) => s.queueLengths, (q) => q.length);
-    register.renderShardGauge(refillSize, refillSizeText, snapshot, (s) => s.refillSizes, (r) => r.size);
+  appGauge('shardleaf_queue_length', 'Indexes queued in the Redis lists of an app (all its shards)', (a) => a.queueLength);
+  appGauge(
+    'shardleaf_queue_refill_size',
+    "IDs this instance's next refill of the app's busiest shard takes (the step, doubled while the shard is hot, up to QUEUE_REFILL_MAX_SIZE)",
+    (a) => a.refillSize,
+    false,
+  );
+  appGauge(
+    'shardleaf_queue_lowest_fill_ratio',
+    "The lowest, over an app's shards, of the IDs queued in the shard's list divided by the shard's next refill size (below 0.1: a list nearly empty)",
+    (a) => a.lowestFillRatio,
+  );
+  appGauge('shardleaf_queue_remaining_capacity', 'IDs an app can still hand out under max_limit_id (queued + not yet allocated)', (a) => a.remaining);
+  appGauge(
+    'shardleaf_queue_lowest_shard_capacity',
+    'IDs left (queued + not yet allocated) in the app shard with the fewest: shardleaf_queue_lowest_shard names it',
+    (a) => a.lowestRemaining,
+  );
+  appGauge('shardleaf_queue_lowest_shard', 'The app shard with the fewest IDs left (its shard number)', (a) => a.lowestShard);
+  if (families !== null) {
+    const rows = async () => (await snapshot()).shards;
+    families.add({
+      name: 'shardleaf_queue_shard_length',
+      help: 'Indexes queued in the Redis list of an app shard (METRICS_PER_SHARD=true)',
+      shared: true,
+      rows,
+      value: (r) => r.queueLength,
+    });
+    families.add({
+      name: 'shardleaf_queue_shard_refill_size',
+      help: "IDs this instance's next refill of an app shard takes (METRICS_PER_SHARD=true)",
+      shared: false,
+      rows,
+      value: (r) => r.refillSize,
+    });
+    families.add({
+      name: 'shardleaf_queue_shard_remaining_capacity',
+      help: 'IDs an app shard can still hand out under max_limit_id, queued + not yet allocated (METRICS_PER_SHARD=true)',
+      shared: true,
+      rows,
+      value: (r) => {
+        const left = shardRemaining(r);
+        return left === null ? null : Number(left);
+      },
+    });
   }
-  new Gauge({
-    name: 'shardleaf_queue_remaining_capacity',
-    help: 'IDs an app can still hand out under max_limit_id (queued + not yet allocated)',
-    labelNames: ['app'],
-    registers: [register],
-    async collect() {
-      const s = await snapshot();
-      this.reset();
-      for (const r of s.remaining) {
-        this.set({ app: r.app }, Number(r.left));
-      }
-    },
-  });
   const segmentGauge = (name: string, help: string, read: (v: SegmentBufferView) => number[]) =>
     new Gauge({
       name,

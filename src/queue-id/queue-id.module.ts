@@ -22,6 +22,7 @@ import { QueueLeaseController } from './queue-lease.controller';
 import { QueueLeaseService } from './queue-lease.service';
 import { QueueRefillService } from './queue-refill.service';
 import { QueueStatus } from './queue-status';
+import { QueueStatePort, QueueStateReader } from './queue-state.port';
 import { RedisQueueLists } from './redis-queue-lists';
 import { RefillMonitor } from './refill-monitor';
 import { ReplicaAckService } from './replica-ack.service';
@@ -58,7 +59,8 @@ import { ReplicaAckService } from './replica-ack.service';
     QueueLeaseService,
     AdminAppsService,
     QueueStatus,
+    { provide: QueueStatePort, useClass: QueueStateReader },
   ],
-  exports: [QueueStatus, AppRegistry, RefillAhead, IdAllocRepository, RefillMonitor, QueueKeys],
+  exports: [QueueStatus, AppRegistry, RefillAhead, IdAllocRepository, RefillMonitor, QueueKeys, QueueStatePort],
 })
 export class QueueIdModule {}

@@ -44,6 +44,11 @@ interface SizePoint {
   idleProbeMaxMs: number;
   redisBytes: number;
   rssBytes: number;
+  /** Series and bytes of a scrape with the defaults (per-app queue gauges). */
+  series: number;
+  bytes: number;
+  /** The same service with METRICS_PER_SHARD=true: its first (uncached) and a cached scrape, and RSS after them. */
+  perShard: { series: number; bytes: number; scrapeMs: number; scrapeCpuMs: number; scrapeCachedMs: number; rssBytes: number };
 }
 
 async function usedMemory(redis: Redis): Promise<number> {
@@ -75,6 +80,20 @@ interface ScrapeTime {
    */
   probeMaxMs: number;
   probes: number;
+  /** Sample lines of the exposition (series), and its size. */
+  series: number;
+  bytes: number;
+}
+
+/** Sample lines of a Prometheus text exposition: one per series. */
+function seriesOf(text: string): number {
+  let n = 0;
+  for (const line of text.split('\n')) {
+    if (line !== '' && !line.startsWith('#')) {
+      n++;
+    }
+  }
+  return n;
 }
 
 /**
@@ -136,10 +155,10 @@ async function scrape(server: ServerProc): Promise<ScrapeTime> {
   const probe = await startProbe(server);
   const t0 = process.hrtime.bigint();
   const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
-  await res.text();
+  const text = await res.text();
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const { maxMs, count } = await probe.stop();
-  return { ms, probeMaxMs: maxMs, probes: count };
+  return { ms, probeMaxMs: maxMs, probes: count, series: seriesOf(text), bytes: Buffer.byteLength(text) };
 }
 
 /** The service's METRICS_STATE_TTL_MS in this case: a scrape after it reads the state again. */
@@ -180,6 +199,21 @@ async function waitRefilled(redis: Redis, env: BenchEnv, apps: number, timeoutMs
 
 const COMMON_ENV = { QUEUE_RELOAD_CRON: 'off', LOG_LEVEL: 'warn', METRICS_STATE_TTL_MS: String(STATE_TTL_MS) };
 
+
+/** A warm start with METRICS_PER_SHARD=true: an uncached scrape (its CPU time), a cached one, and the RSS after them. */
+async function perShardScrape(env: BenchEnv): Promise<SizePoint['perShard']> {
+  const { server } = await timedStart(env, { ...COMMON_ENV, QUEUE_REFILL_CRON: 'off', METRICS_PER_SHARD: 'true' });
+  try {
+    await sleep(1000);
+    const cpu0 = cpuMicros(server.child.pid) ?? Number.NaN;
+    const first = await scrape(server);
+    const scrapeCpuMs = ((cpuMicros(server.child.pid) ?? Number.NaN) - cpu0) / 1000;
+    const cached = await scrape(server);
+    return { series: first.series, bytes: first.bytes, scrapeMs: first.ms, scrapeCpuMs, scrapeCachedMs: cached.ms, rssBytes: rssOf(server.child.pid) };
+  } finally {
+    await server.stop();
+  }
+}
 
 export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: string) => void): Promise<Row[]> {
   const sizes = opts.scaleApps ?? (opts.quick ? [4, 16, 64] : [16, 64, 256]);
@@ -227,16 +261,18 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
         scrapes.uncached.push(await scrape(warm.server));
         scrapeCpuMs = ((cpuMicros(warm.server.child.pid) ?? Number.NaN) - cpu0) / 1000;
         scrapes.cached.push(await scrape(warm.server));
-        rssBytes = rssOf(warm.server.child.pid);
         // More of each: cached right after, uncached once the state snapshot expired.
         for (let i = 1; i < SCRAPES; i++) {
           await sleep(STATE_TTL_MS + 200);
           scrapes.uncached.push(await scrape(warm.server));
           scrapes.cached.push(await scrape(warm.server));
         }
+        // After every scrape: the largest the heap grew for them stays in the RSS.
+        rssBytes = rssOf(warm.server.child.pid);
       } finally {
         await warm.server.stop();
       }
+      const perShard = await perShardScrape(env);
       // Start-up with every list empty: the start-up sweep refills them all before listening.
       await deleteLists(redis, env, Array.from({ length: apps }, (_, i) => i));
       const cold = await timedStart(env, { ...COMMON_ENV, QUEUE_REFILL_CRON: 'off' });
@@ -256,6 +292,9 @@ export async function scaleCase(opts: BenchOptions, env: BenchEnv, log: (s: stri
         idleProbeMaxMs,
         redisBytes,
         rssBytes,
+        series: scrapes.uncached[0].series,
+        bytes: scrapes.uncached[0].bytes,
+        perShard,
       };
       points.push(point);
       log(`  ${apps} apps: ${describe(point)}`);
@@ -276,8 +315,12 @@ function describe(p: SizePoint): string {
     `${ms(p.sweep.steadyMs, p.sweep.steadyCpuMs)} all full; start-up ${ms(p.warmStartMs, p.warmStartCpuMs)} lists full, ` +
     `${ms(p.coldStartMs, p.coldStartCpuMs)} lists empty; /metrics ${ms(p.scrapeMs, p.scrapeCpuMs)}, cached ` +
     `${p.scrapeCachedMs.toFixed(0)} ms; scrapes uncached ${scrapeList(p.scrapes.uncached)}, cached ` +
-    `${scrapeList(p.scrapes.cached)} (a probe without scrape: up to ${p.idleProbeMaxMs.toFixed(0)}); Redis ${(p.redisBytes / 2 ** 20).toFixed(1)} MiB ` +
-    `(${(p.redisBytes / p.shards / 1024).toFixed(1)} KiB/list); RSS ${(p.rssBytes / 2 ** 20).toFixed(1)} MiB`
+    `${scrapeList(p.scrapes.cached)} (a probe without scrape: up to ${p.idleProbeMaxMs.toFixed(0)}); ${p.series} series, ` +
+    `${(p.bytes / 1024).toFixed(0)} KiB per scrape; Redis ${(p.redisBytes / 2 ** 20).toFixed(1)} MiB ` +
+    `(${(p.redisBytes / p.shards / 1024).toFixed(1)} KiB/list); RSS ${(p.rssBytes / 2 ** 20).toFixed(1)} MiB; ` +
+    `METRICS_PER_SHARD=true: ${p.perShard.series} series, ${(p.perShard.bytes / 1024).toFixed(0)} KiB, ` +
+    `/metrics ${ms(p.perShard.scrapeMs, p.perShard.scrapeCpuMs)}, cached ${p.perShard.scrapeCachedMs.toFixed(0)} ms, ` +
+    `RSS ${(p.perShard.rssBytes / 2 ** 20).toFixed(1)} MiB`
   );
 }
 

@@ -2,7 +2,7 @@
  * The Prometheus text exposition of a gauge with the labels `app` and `shard`, written the way
  * prom-client 15 writes it (Registry.getMetricsAsString): `# HELP` and `# TYPE` lines, then one
  * `name{app="…",shard="…"} value` line per series, joined by newlines, no trailing newline. Pure:
- * the slicing between event-loop turns is the caller's (sliced-registry.ts).
+ * the slicing between event-loop turns is the caller's (shard-families.ts).
  */
 
 /** A row of one app shard (its value is read by the caller's accessor). */

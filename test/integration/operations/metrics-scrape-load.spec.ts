@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MetricsStateReader } from '../../../src/metrics/metrics-state.reader';
-import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
+import { QueueStatePort } from '../../../src/queue-id/queue-state.port';
 import { appSuite } from '../../support/app-suite';
 import { expectError, request } from '../../support/test-env';
 
@@ -15,11 +15,11 @@ function sample(text: string, nameAndLabels: string): number | undefined {
 describe('/metrics under scrape load, and METRICS_TOKEN', () => {
   const suite = appSuite('metricsload');
 
-  /** Counts the state reads and the id_alloc SELECTs of `app`, spied on its own collaborators. */
+  /** Counts the state reads of `app` and the queue reads (one SELECT of id_alloc + one LLEN sweep each), spied on its own collaborators. */
   function spies(app: NestFastifyApplication) {
     return {
       reads: jest.spyOn(app.get(MetricsStateReader), 'read'),
-      selects: jest.spyOn(app.get(IdAllocRepository), 'findAll'),
+      selects: jest.spyOn(app.get(QueueStatePort), 'read'),
     };
   }
 
@@ -35,7 +35,7 @@ describe('/metrics under scrape load, and METRICS_TOKEN', () => {
 
     const concurrent = await Promise.all(Array.from({ length: 40 }, () => request(app, 'GET', '/metrics', { token: null })));
     expect(concurrent.map((r) => r.status)).toEqual(Array(40).fill(200));
-    const queued = sample(concurrent[0].body, 'shardleaf_queue_length{app="5",shard="0"}');
+    const queued = sample(concurrent[0].body, 'shardleaf_queue_length{app="5"}');
     expect(queued).toBe(99);
     expect(reads).toHaveBeenCalledTimes(1);
     expect(selects).toHaveBeenCalledTimes(1);
@@ -45,7 +45,7 @@ describe('/metrics under scrape load, and METRICS_TOKEN', () => {
     for (let i = 0; i < 20; i++) {
       const res = await request(app, 'GET', '/metrics', { token: null });
       expect(res.status).toBe(200);
-      expect(sample(res.body, 'shardleaf_queue_length{app="5",shard="0"}')).toBe(99);
+      expect(sample(res.body, 'shardleaf_queue_length{app="5"}')).toBe(99);
       // Counters are not cached.
       expect(sample(res.body, 'shardleaf_ids_issued_total{generator="queue"}')).toBe(10);
     }

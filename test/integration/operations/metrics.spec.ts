@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { HistorySampler } from '../../../src/metrics/history.sampler';
 import { maxIndexFor } from '../../../src/queue-id/core/queue-id-layout';
 import { appSuite } from '../../support/app-suite';
 import { request } from '../../support/test-env';
@@ -78,18 +79,29 @@ describe('Prometheus /metrics', () => {
     expect(sample(text, 'shardleaf_http_errors_total{route="unmatched",status="404",error="ROUTE_NOT_FOUND"}')).toBe(1);
   });
 
-  it('reports queue length per shard, remaining capacity per app and the on-demand refill', () => {
+  it('reports the queue per app: length, lowest shard and its capacity, remaining capacity, the on-demand refill', () => {
     // Shard 0 got one step of 100 on demand; 6 IDs were taken from it.
-    expect(sample(text, 'shardleaf_queue_length{app="3",shard="0"}')).toBe(94);
-    expect(sample(text, 'shardleaf_queue_length{app="3",shard="1"}')).toBe(0);
+    expect(sample(text, 'shardleaf_queue_length{app="3"}')).toBe(94);
+    expect(sample(text, 'shardleaf_queue_refill_size{app="3"}')).toBe(100);
+    // Every other shard's list is empty: the lowest fill is 0 of 100.
+    expect(sample(text, 'shardleaf_queue_lowest_fill_ratio{app="3"}')).toBe(0);
     expect(sample(text, 'shardleaf_queue_refills_total{trigger="demand",outcome="refilled"}')).toBe(1);
     expect(sample(text, 'shardleaf_queue_refill_duration_seconds_count{trigger="demand"}')).toBe(1);
     // Every index up to the limit of max_limit_id, less the 6 handed out (the rest of shard 0's step is queued).
     let limit = 0n;
+    let lowest = { shard: -1, left: 0n };
     for (let shard = 0; shard < 64; shard++) {
+      const left = maxIndexFor(3, shard, 1638400000n) - (shard === 0 ? 6n : 0n);
       limit += maxIndexFor(3, shard, 1638400000n);
+      if (lowest.shard < 0 || left < lowest.left) {
+        lowest = { shard, left };
+      }
     }
     expect(sample(text, 'shardleaf_queue_remaining_capacity{app="3"}')).toBe(Number(limit) - 6);
+    expect(sample(text, 'shardleaf_queue_lowest_shard{app="3"}')).toBe(lowest.shard);
+    expect(sample(text, 'shardleaf_queue_lowest_shard_capacity{app="3"}')).toBe(Number(lowest.left));
+    // Per-app series only (METRICS_PER_SHARD off).
+    expect(text).not.toMatch(/^shardleaf_queue_[a-z_]+\{app="3",shard=/m);
     // The read behind these gauges reached both backends.
     expect(sample(text, 'shardleaf_backend_up{backend="mysql"}')).toBe(1);
     expect(sample(text, 'shardleaf_backend_up{backend="redis"}')).toBe(1);
@@ -104,19 +116,48 @@ describe('Prometheus /metrics', () => {
     expect(sample(text, 'shardleaf_snowflake_clock_rollback_waits_total')).toBe(0);
   });
 
-  it('passes promtool check metrics (or the exposition parser where promtool is missing)', async () => {
-    if (PROMTOOL !== undefined) {
-      const result = await promtoolCheck(text);
-      // prom-client's own default gauges are named *_total, which promtool's lint flags; ours must be clean.
-      const problems = result.output
-        .split('\n')
-        .filter((l) => l !== '' && !/^shardleaf_nodejs_active_(handles|requests|resources)_total non-counter/.test(l));
-      expect(problems).toEqual([]);
-      expect([0, 3]).toContain(result.code);
-      return;
-    }
-    for (const line of text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))) {
-      expect(line).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})? [-+0-9.eEInfa]+$/);
-    }
+  it('passes promtool check metrics', async () => {
+    await expectPromtoolClean(text);
+  });
+});
+
+/** `promtool check metrics` finds nothing in the exposition (Debian's promtool 2.42; scripts/test.sh installs it). */
+async function expectPromtoolClean(exposition: string): Promise<void> {
+  expect(PROMTOOL).toBeDefined();
+  const result = await promtoolCheck(exposition);
+  expect(result.output.split('\n').filter((l) => l !== '')).toEqual([]);
+  expect(result.code).toBe(0);
+}
+
+describe('Prometheus /metrics with METRICS_PER_SHARD=true', () => {
+  const suite = appSuite('metricsshard');
+  let text: string;
+
+  beforeAll(async () => {
+    const app = await suite.start({ METRICS_PER_SHARD: 'true', METRICS_STATE_TTL_MS: '0', METRICS_HISTORY_INTERVAL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' });
+    expect((await request(app, 'POST', '/admin/apps', { body: { appId: 4, appName: 'pershard', step: 100, maxLimitId: '1638400000' } })).status).toBe(201);
+    const sampler = app.get(HistorySampler);
+    await sampler.tick();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await request(app, 'GET', '/api/id/4?gatePass=alice&count=5', { token: null })).status).toBe(200);
+    await sampler.tick();
+    const res = await request(app, 'GET', '/metrics', { token: null });
+    expect(res.status).toBe(200);
+    text = res.body;
+  });
+
+  it('adds one series per app shard to the per-app ones', () => {
+    expect(sample(text, 'shardleaf_queue_shard_length{app="4",shard="0"}')).toBe(95);
+    expect(sample(text, 'shardleaf_queue_shard_length{app="4",shard="1"}')).toBe(0);
+    expect(sample(text, 'shardleaf_queue_shard_refill_size{app="4",shard="1"}')).toBe(100);
+    expect(sample(text, 'shardleaf_queue_shard_remaining_capacity{app="4",shard="1"}')).toBe(Number(maxIndexFor(4, 1, 1638400000n)));
+    expect(sample(text, 'shardleaf_queue_shard_exhaustion_seconds{app="4",shard="0"}')).toBeGreaterThan(0);
+    expect(text.split('\n').filter((l) => l.startsWith('shardleaf_queue_shard_length{'))).toHaveLength(64);
+    expect(sample(text, 'shardleaf_queue_length{app="4"}')).toBe(95);
+    expect(sample(text, 'shardleaf_queue_capacity_exhaustion_shard{app="4"}')).toBe(0);
+  });
+
+  it('passes promtool check metrics', async () => {
+    await expectPromtoolClean(text);
   });
 });

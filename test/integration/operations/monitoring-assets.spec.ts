@@ -46,15 +46,18 @@ interface GrafanaPanel {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Item 14.6: every expression of the rules and the Grafana dashboard names what /metrics exports. */
-describe('monitoring assets (Prometheus rules, Grafana dashboard) against a running app', () => {
-  const suite = appSuite('monitoring');
+/** Every expression of the rules and the Grafana dashboard names what /metrics exports, in both metric modes. */
+describe.each([
+  ['per-app series (the default)', 'monitoring', {}],
+  ['METRICS_PER_SHARD=true', 'monitorshard', { METRICS_PER_SHARD: 'true' }],
+])('monitoring assets (Prometheus rules, Grafana dashboard) against a running app: %s', (_mode, suiteName, modeEnv) => {
+  const suite = appSuite(suiteName);
   let app: NestFastifyApplication;
   let samples: Map<string, Set<string>>;
 
   beforeAll(async () => {
     // History timer off: the test ticks the sampler itself; a short forecast window.
-    app = await suite.start({ METRICS_HISTORY_INTERVAL_MS: '0', METRICS_STATE_TTL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' });
+    app = await suite.start({ ...modeEnv, METRICS_HISTORY_INTERVAL_MS: '0', METRICS_STATE_TTL_MS: '0', CAPACITY_FORECAST_WINDOW_MS: '1200' });
     const sampler = app.get(HistorySampler);
     // Traffic that gives every family samples: queue IDs (a demand refill), segment and
     // snowflake IDs, an error reply, and a capacity forecast.
@@ -100,6 +103,8 @@ describe('monitoring assets (Prometheus rules, Grafana dashboard) against a runn
   it('every metric family the assets use has samples in this scrape (the check below is not vacuous)', () => {
     for (const name of [
       'shardleaf_queue_capacity_exhaustion_seconds',
+      'shardleaf_queue_lowest_fill_ratio',
+      'shardleaf_queue_lowest_shard_capacity',
       'shardleaf_queue_refill_duration_seconds_bucket',
       'shardleaf_backend_up',
       'shardleaf_segment_next_ready',

@@ -3,7 +3,7 @@ import { expectConfigError } from '../../support/config-assert';
 
 describe('loadConfig: metrics section', () => {
   it('defaults: state gauges cached 5 s, /metrics open, history every 10 s, forecast over 1 h', () => {
-    expect(loadConfig({}).metrics).toEqual({ stateTtlMs: 5000, token: undefined, historyIntervalMs: 10_000, forecastWindowMs: 3_600_000 });
+    expect(loadConfig({}).metrics).toEqual({ stateTtlMs: 5000, token: undefined, historyIntervalMs: 10_000, forecastWindowMs: 3_600_000, perShard: false });
   });
 
   it('reads every variable', () => {
@@ -13,8 +13,9 @@ describe('loadConfig: metrics section', () => {
         METRICS_TOKEN: 'scrape-secret',
         METRICS_HISTORY_INTERVAL_MS: '0',
         CAPACITY_FORECAST_WINDOW_MS: '60000',
+        METRICS_PER_SHARD: 'true',
       }).metrics,
-    ).toEqual({ stateTtlMs: 0, token: 'scrape-secret', historyIntervalMs: 0, forecastWindowMs: 60_000 });
+    ).toEqual({ stateTtlMs: 0, token: 'scrape-secret', historyIntervalMs: 0, forecastWindowMs: 60_000, perShard: true });
   });
 
 
@@ -27,6 +28,8 @@ describe('loadConfig: metrics section', () => {
     ['METRICS_HISTORY_INTERVAL_MS', '50'],
     ['METRICS_HISTORY_INTERVAL_MS', '60001'],
     ['CAPACITY_FORECAST_WINDOW_MS', '999'],
+    ['METRICS_PER_SHARD', 'sometimes'],
+    ['METRICS_PER_SHARD', '2'],
   ])('refuses %s=%j with a ConfigError naming the variable', (name, value) => {
     expectConfigError(name, value);
   });

@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Cluster } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { lengthsOf } from '../infra/redis/redis-key-ops';
+import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
+import { AppRegistry } from './core/app-registry';
+import { QueueKeys } from './core/queue-keys';
+import { RefillAhead } from './core/refill-ahead';
+import { shardCapacity } from './core/shard-capacity';
+import { PushRefusal, RefillMonitor, RefillOutcome, RefillTrigger } from './refill-monitor';
+
+export type { PushRefusal, RefillOutcome, RefillTrigger } from './refill-monitor';
+
+/** One app shard as a read of the queue's state sees it. */
+export interface QueueShardState {
+  app: number;
+  shard: number;
+  /** Indexes queued in its Redis list; null when the LLEN failed. */
+  queueLength: number | null;
+  /** IDs this instance's next refill of the shard takes; null when the shard is not in this instance's registry. */
+  refillSize: number | null;
+  /** Its id_alloc row; null when the row was not read (MySQL failed, or no row yet). */
+  alloc: { maxId: bigint; maxLimitId: bigint; unallocated: bigint } | null;
+}
+
+/** One read of the queue's state: every shard of id_alloc and of this instance's registry. */
+export interface QueueState {
+  /** When the reads finished (ms since the epoch). */
+  at: number;
+  /** Whether the SELECT of id_alloc succeeded, and every LLEN. */
+  mysql: boolean;
+  redis: boolean;
+  /** In (app, shard) order. */
+  shards: QueueShardState[];
+}
+
+export type RefillListener = (trigger: RefillTrigger, outcome: RefillOutcome, seconds: number) => void;
+
+/**
+ * What the queue feature lets others (metrics, the dashboard) read of its state: the one way in,
+ * so its keys, registry, repository and capacity rules stay its own.
+ */
+export abstract class QueueStatePort {
+  /** Reads id_alloc and every list's length (uncached: callers cache). Backend failures are reported, not thrown. */
+  abstract read(): Promise<QueueState>;
+  /** Finished refills of this instance; returns the unsubscribe function. */
+  abstract onRefill(listener: RefillListener): () => void;
+  /** Segments refused by their list's push marker on this instance; returns the unsubscribe function. */
+  abstract onRefusal(listener: (reason: PushRefusal) => void): () => void;
+}
+
+interface AllocRow {
+  app_id: number | string;
+  shard_id: number | string;
+  max_id: string;
+  max_limit_id: string;
+}
+
+/** Lists per script: ~0.1 ms of Redis time each. */
+const LENGTHS_PER_SCRIPT = 1000;
+
+/** LLEN of every key, -1 for a key whose LLEN fails (e.g. not a list). */
+const LENGTHS_SCRIPT = `
+local out = {}
+for i = 1, #KEYS do
+  local n = redis.pcall('LLEN', KEYS[i])
+  if type(n) == 'table' then out[i] = -1 else out[i] = n end
+end
+return out`;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The port over MySQL and Redis: one plain SELECT of id_alloc's four columns (no entity
+ * hydration: 16,384 rows at 256 apps) and one LLEN sweep over the lists of both id_alloc and the
+ * registry (each key once), with a turn of the event loop between the steps.
+ */
+@Injectable()
+export class QueueStateReader extends QueueStatePort {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly keys: QueueKeys,
+    private readonly registry: AppRegistry,
+    private readonly ahead: RefillAhead,
+    private readonly monitor: RefillMonitor,
+  ) {
+    super();
+  }
+
+  onRefill(listener: RefillListener): () => void {
+    return this.monitor.subscribe(listener);
+  }
+
+  onRefusal(listener: (reason: PushRefusal) => void): () => void {
+    return this.monitor.subscribeRefusals(listener);
+  }
+
+  async read(): Promise<QueueState> {
+    const byKey = new Map<number, QueueShardState>();
+    const shardOf = (app: number, shard: number): QueueShardState => {
+      const key = app * 256 + shard;
+      let s = byKey.get(key);
+      if (s === undefined) {
+        s = { app, shard, queueLength: null, refillSize: null, alloc: null };
+        byKey.set(key, s);
+      }
+      return s;
+    };
+    for (const app of this.registry.all()) {
+      for (const [shard, config] of app.shards) {
+        shardOf(app.appId, shard).refillSize = this.ahead.currentSize(app.appId, shard, config.step);
+      }
+    }
+    let mysql = true;
+    try {
+      const rows = await this.dataSource.query<AllocRow[]>(
+        'SELECT app_id, shard_id, CAST(max_id AS CHAR) AS max_id, CAST(max_limit_id AS CHAR) AS max_limit_id FROM id_alloc',
+      );
+      for (const r of rows) {
+        const row = { appId: Number(r.app_id), shardId: Number(r.shard_id), maxId: BigInt(r.max_id), maxLimitId: BigInt(r.max_limit_id) };
+        shardOf(row.appId, row.shardId).alloc = {
+          maxId: row.maxId,
+          maxLimitId: row.maxLimitId,
+          unallocated: shardCapacity(row, 0).unallocated,
+        };
+      }
+    } catch {
+      mysql = false;
+    }
+    await nextTurn();
+    const shards = [...byKey.values()].sort((a, b) => a.app - b.app || a.shard - b.shard);
+    const lengths = await this.lengths(shards.map((s) => this.keys.list(s.app, s.shard))).catch(
+      (err: unknown): Array<[Error | null, number]> => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        return shards.map(() => [error, 0]);
+      },
+    );
+    let redis = true;
+    shards.forEach((s, i) => {
+      const [err, length] = lengths[i];
+      if (err) {
+        redis = false;
+      } else {
+        s.queueLength = length;
+      }
+    });
+    return { at: Date.now(), mysql, redis, shards };
+  }
+
+  /**
+   * LLEN of every list. On one server: one script per LENGTHS_PER_SCRIPT keys, one after the other
+   * (16 commands at 256 apps instead of 16,384: each command costs ioredis an object, a promise
+   * and its reply, garbage that grew the service's heap by tens of MB per read). A Cluster
+   * cannot run one script over keys of different slots: lengthsOf, per key.
+   */
+  private async lengths(keys: readonly string[]): Promise<Array<[Error | null, number]>> {
+    if (this.redis instanceof Cluster) {
+      return lengthsOf(this.redis, keys);
+    }
+    const out: Array<[Error | null, number]> = [];
+    for (let first = 0; first < keys.length; first += LENGTHS_PER_SCRIPT) {
+      const chunk = keys.slice(first, first + LENGTHS_PER_SCRIPT);
+      const replies = (await this.redis.eval(LENGTHS_SCRIPT, chunk.length, ...chunk)) as number[];
+      chunk.forEach((key, i) => {
+        const n = replies[i];
+        out.push(typeof n === 'number' && n >= 0 ? [null, n] : [new Error(`LLEN ${key} failed`), 0]);
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,34 @@
+import { ShardStateView, observationsOf, summariseApps } from '../../../src/metrics/core/app-queue-summary';
+
+function shard(app: number, shard: number, queueLength: number | null, refillSize: number | null, unallocated: bigint | null): ShardStateView {
+  return { app, shard, queueLength, refillSize, alloc: unallocated === null ? null : { maxId: 1000n, maxLimitId: 0n, unallocated } };
+}
+
+describe('summariseApps: the per-app queue gauges', () => {
+  it('sums lengths and capacity, takes the largest refill size, and finds the lowest shard and the emptiest list', () => {
+    const apps = summariseApps([
+      shard(1, 0, 500, 1000, 9_000n),
+      shard(1, 1, 20, 4000, 8_000n), // hot: refill size grown, list low, fewest IDs left
+      shard(1, 2, 900, 1000, 9_000n),
+      shard(2, 0, 7, 10, 100n),
+    ]);
+    expect(apps).toEqual([
+      { app: 1, queueLength: 1420, refillSize: 4000, lowestFillRatio: 20 / 4000, remaining: 27_420n, lowestShard: 1, lowestRemaining: 8_020n },
+      { app: 2, queueLength: 7, refillSize: 10, lowestFillRatio: 0.7, remaining: 107n, lowestShard: 0, lowestRemaining: 107n },
+    ]);
+  });
+
+  it('leaves out what was not read: a failed LLEN, a shard not in the registry, no id_alloc row', () => {
+    const [a] = summariseApps([shard(3, 0, null, 100, 50n), shard(3, 1, 10, null, 60n), shard(3, 2, 5, 100, null)]);
+    // The failed LLEN counts 0 in the app's capacity (as the admin API), but never as the lowest shard.
+    expect(a).toEqual({ app: 3, queueLength: 15, refillSize: 100, lowestFillRatio: 0.05, remaining: 120n, lowestShard: 1, lowestRemaining: 70n });
+    expect(summariseApps([shard(4, 0, null, null, null)])).toEqual([
+      { app: 4, queueLength: null, refillSize: null, lowestFillRatio: null, remaining: null, lowestShard: null, lowestRemaining: null },
+    ]);
+  });
+
+  it('gives the forecast only shards whose row and length were both read', () => {
+    const obs = observationsOf([shard(1, 0, 5, 10, 95n), shard(1, 1, null, 10, 5n), shard(1, 2, 3, 10, null)]);
+    expect(obs).toEqual([{ app: 1, shard: 0, maxId: 1000n, maxLimitId: 0n, queueLength: 5, remaining: 100n }]);
+  });
+});
