@@ -105,6 +105,11 @@ async function waitForStart(child: ChildProcess, port: number): Promise<void> {
   });
   try {
     await Promise.race([waitForPing(port), exited]);
+  } catch (err) {
+    if (err instanceof ExitedAtStart) {
+      throw err;
+    }
+    throw new Error(`${(err as Error).message}; redis-server printed: ${output.slice(-500) || 'nothing'}`, { cause: err });
   } finally {
     child.off('exit', onExit);
     exited.catch(() => undefined);
