@@ -23,7 +23,8 @@ export default tseslint.config(
   {
     // The pure cores (bit layouts, the Java hash, the segment buffer, the snowflake clock logic)
     // import nothing from a framework, a driver or another layer: only each other, Node's own
-    // modules, the coded domain error and the client package's shared pure code (the Java hash). Nest modules wire them to Redis, MySQL, ZooKeeper, HTTP.
+    // modules, the coded domain error and the pure @shardleaf/java-hash package. Nest modules wire
+    // them to Redis, MySQL, ZooKeeper, HTTP.
     files: ['src/**/core/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -38,7 +39,7 @@ export default tseslint.config(
               message: 'core/ code is framework-free: no Nest, TypeORM, ioredis, ZooKeeper or driver imports (wire it in a Nest provider instead).',
             },
             {
-              regex: '^\\.\\./(?!\\.\\./common/id-gen\\.error$|\\.\\./\\.\\./packages/client/src/[a-z-]+$)',
+              regex: '^\\.\\./(?!\\.\\./common/id-gen\\.error$)',
               message: 'core/ code imports only its own folder and common/id-gen.error.',
             },
           ],

@@ -3,8 +3,11 @@
  * and the fault suite (its own servers and service processes; each test sets its own timeout).
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
-// packages/nestjs imports the client by its package name: in this repository, its sources (no build needed).
-const moduleNameMapper = { '^@shardleaf/client$': '<rootDir>/packages/client/src/index.ts' };
+// The workspace packages by their names: in this repository, their sources (no build needed).
+const moduleNameMapper = {
+  '^@shardleaf/client$': '<rootDir>/packages/client/src/index.ts',
+  '^@shardleaf/java-hash$': '<rootDir>/packages/java-hash/src/index.ts',
+};
 module.exports = {
   // Integration suites talk to real servers; no test asserts a timing.
   testTimeout: 120000,
@@ -36,6 +39,7 @@ module.exports = {
       testMatch: ['**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       setupFiles: ['reflect-metadata'],
+      moduleNameMapper,
     },
     {
       // The container image: builds it (scripts/container/build.sh, root + podman), inspects it,
@@ -46,6 +50,7 @@ module.exports = {
       testMatch: ['**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       setupFiles: ['reflect-metadata'],
+      moduleNameMapper,
     },
   ],
 };

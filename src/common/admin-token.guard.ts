@@ -1,6 +1,5 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { ADMIN_CONFIG, AdminConfig } from '../config/config-tokens';
 import { assertBearerToken } from './bearer-token';
 import { ErrorKind, IdGenError } from './id-gen.error';
 
@@ -9,8 +8,8 @@ import { ErrorKind, IdGenError } from './id-gen.error';
 export class AdminTokenGuard implements CanActivate {
   private readonly expected: Buffer | undefined;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.expected = config.admin.token === undefined ? undefined : Buffer.from(config.admin.token);
+  constructor(@Inject(ADMIN_CONFIG) admin: AdminConfig) {
+    this.expected = admin.token === undefined ? undefined : Buffer.from(admin.token);
   }
 
   canActivate(context: ExecutionContext): boolean {

@@ -4,7 +4,7 @@
  * No framework imports here: the cores throw these too.
  */
 export enum ErrorKind {
-  // Queue IDs (seed 001 codes -1..-4, plus ours)
+  // Queue IDs (the Java reference service's codes -1..-4, plus ours)
   QueueNotInitialised = 'QUEUE_NOT_INITIALISED',
   QueueAppNotFound = 'QUEUE_APP_NOT_FOUND',
   QueueShardNotFound = 'QUEUE_SHARD_NOT_FOUND',

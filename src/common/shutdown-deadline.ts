@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SHUTDOWN_TIMEOUT_MS } from '../config/config-tokens';
 
 export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
@@ -38,10 +37,10 @@ export function exitAfter(timeoutMs: number, signal: NodeJS.Signals, proc: Proce
 export class ShutdownDeadline implements OnApplicationShutdown {
   private readonly arm = (signal: NodeJS.Signals): void => {
     this.disarm();
-    exitAfter(this.config.shutdownTimeoutMs, signal);
+    exitAfter(this.timeoutMs, signal);
   };
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(@Inject(SHUTDOWN_TIMEOUT_MS) private readonly timeoutMs: number) {}
 
   armOnSignals(): void {
     for (const signal of SHUTDOWN_SIGNALS) {

@@ -24,7 +24,7 @@ export type RedisTopology =
 export interface RedisConfig {
   /** Standalone: the server. Sentinel/Cluster: only its password, TLS (`rediss:`) and db are used. */
   url: string;
-  /** Prefix of every Redis key; the seed's is `id.gen.`. */
+  /** Prefix of every Redis key; the Java reference service's is `id.gen.`. */
   keyPrefix: string;
   topology: RedisTopology;
   /**

@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { DATABASE_CONFIG, DatabaseConfig, REDIS_CONFIG, SNOWFLAKE_CONFIG } from '../config/config-tokens';
+import { RedisConfig } from '../config/redis-config';
+import { SnowflakeConfig } from '../config/snowflake-config';
 import { backendLabel, failureWords } from '../infra/backend-words';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { ZookeeperClient } from '../infra/zookeeper/zookeeper-client';
@@ -18,12 +19,17 @@ export class BackendProbes implements OnApplicationShutdown {
   private zk: ZookeeperClient | null = null;
   /** The Redis client's last connection error, for "not connected (last error: …)". */
   private lastRedisError: unknown = null;
+  /** What the messages name: the MySQL and Redis addresses and variables. */
+  private readonly config: { database: DatabaseConfig; redis: RedisConfig };
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_CONFIG) database: DatabaseConfig,
+    @Inject(REDIS_CONFIG) redisConfig: RedisConfig,
+    @Inject(SNOWFLAKE_CONFIG) private readonly snowflake: SnowflakeConfig,
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly dataSource: DataSource,
   ) {
+    this.config = { database, redis: redisConfig };
     redis.on('error', (err: unknown) => {
       this.lastRedisError = err;
     });
@@ -34,7 +40,7 @@ export class BackendProbes implements OnApplicationShutdown {
 
   /** ZooKeeper is a dependency only in the zk_normal and zk_recycle snowflake modes. */
   get usesZookeeper(): boolean {
-    return this.config.snowflake.mode === 'zk_normal' || this.config.snowflake.mode === 'zk_recycle';
+    return this.snowflake.mode === 'zk_normal' || this.snowflake.mode === 'zk_recycle';
   }
 
   async mysql(): Promise<void> {
@@ -61,8 +67,8 @@ export class BackendProbes implements OnApplicationShutdown {
 
   async zookeeper(): Promise<void> {
     this.zk ??= new ZookeeperClient({
-      address: this.config.snowflake.zk.address,
-      sessionTimeoutMs: this.config.snowflake.zk.sessionTimeoutMs,
+      address: this.snowflake.zk.address,
+      sessionTimeoutMs: this.snowflake.zk.sessionTimeoutMs,
       connectTimeoutMs: PROBE_TIMEOUT_MS,
     });
     await withTimeout(this.zk.getChildren('/'), PROBE_TIMEOUT_MS, 'ZooKeeper');

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { scheduleCron } from '../common/cron-job';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { ID_HISTORY_CONFIG } from '../config/config-tokens';
+import { IdHistoryConfig } from '../config/id-history-config';
 import { HistoryPruner } from './history-pruner';
 
 const JOB = 'id-history-prune';
@@ -18,7 +18,7 @@ export class HistoryPruneScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(HistoryPruneScheduler.name);
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ID_HISTORY_CONFIG) private readonly idHistory: IdHistoryConfig,
     private readonly schedulerRegistry: SchedulerRegistry,
     private readonly pruner: HistoryPruner,
   ) {}
@@ -27,7 +27,7 @@ export class HistoryPruneScheduler implements OnApplicationBootstrap {
     scheduleCron(
       this.schedulerRegistry,
       JOB,
-      this.config.idHistory.pruneCron,
+      this.idHistory.pruneCron,
       () => this.pruner.pruneAlone(),
       (err) => this.logger.warn(`pruning the allocation history failed: ${(err as Error).message}`),
     );

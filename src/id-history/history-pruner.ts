@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { ID_HISTORY_CONFIG, REDIS_CONFIG } from '../config/config-tokens';
+import { IdHistoryConfig } from '../config/id-history-config';
+import { RedisConfig } from '../config/redis-config';
 import { SqlCalls } from '../infra/database/sql-calls';
 import { ER_NO_SUCH_TABLE, errnoOf } from '../infra/database/mysql-errors';
 import { LockService } from '../infra/redis/lock.service';
@@ -40,7 +41,8 @@ export class HistoryPruner {
 
   constructor(
     dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS_CONFIG) private readonly redis: RedisConfig,
+    @Inject(ID_HISTORY_CONFIG) private readonly idHistory: IdHistoryConfig,
     private readonly monitor: HistoryMonitor,
     private readonly locks: LockService,
   ) {
@@ -49,7 +51,7 @@ export class HistoryPruner {
 
   /** A scheduled run: prunes under the lock, or does nothing (null) while another instance holds it. */
   async pruneAlone(): Promise<Record<HistoryTable, number> | null> {
-    const outcome = await this.locks.withLock(`${this.config.redis.keyPrefix}lock_history_prune`, { ttlMs: PRUNE_LOCK_TTL_MS }, () =>
+    const outcome = await this.locks.withLock(`${this.redis.keyPrefix}lock_history_prune`, { ttlMs: PRUNE_LOCK_TTL_MS }, () =>
       this.prune(),
     );
     return outcome.acquired ? outcome.value : null;
@@ -61,7 +63,7 @@ export class HistoryPruner {
     const [{ cutoff }] = await this.db.query<Array<{ cutoff: string }>>(
       'reading the retention cutoff',
       "SELECT DATE_FORMAT(UTC_TIMESTAMP(3) - INTERVAL ? DAY, '%Y-%m-%d %H:%i:%s.%f') AS cutoff",
-      [this.config.idHistory.retentionDays],
+      [this.idHistory.retentionDays],
     );
     for (const table of HISTORY_TABLES) {
       for (let batch = 0; batch < MAX_BATCHES; batch++) {
@@ -85,7 +87,7 @@ export class HistoryPruner {
     this.monitor.pruneDone();
     if (deleted.id_alloc_history + deleted.leaf_alloc_history > 0) {
       this.logger.log(
-        `allocation history older than ${this.config.idHistory.retentionDays} days pruned: ` +
+        `allocation history older than ${this.idHistory.retentionDays} days pruned: ` +
           `${deleted.id_alloc_history} queue ranges, ${deleted.leaf_alloc_history} segment ranges`,
       );
     }

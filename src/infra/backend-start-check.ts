@@ -1,11 +1,11 @@
-import Redis, { Cluster, RedisOptions } from 'ioredis';
+import { RedisOptions } from 'ioredis';
 import { createConnection } from 'mysql2';
 import { withTimeout } from '../common/with-timeout';
 import { AppConfig } from '../config/app-config';
 import { Backend, backendLabel, failureWords } from './backend-words';
 import { destroyConnection } from './database/destroy-connection';
 import { disconnectNow } from './redis/disconnect-now';
-import { redisUrlOptions } from './redis/redis-client.factory';
+import { redisClientOf } from './redis/redis-client.factory';
 
 /** Each backend's connect attempt is bounded by this (a black-holed address never answers). */
 const CONNECT_TIMEOUT_MS = 3000;
@@ -87,28 +87,10 @@ const ONE_TRY: RedisOptions = {
 
 /** Connects and sends PING within `ms` (Sentinel and Cluster through their seed nodes); the client is closed either way. */
 export async function checkRedis(config: AppConfig['redis'], ms: number): Promise<void> {
-  const topology = config.topology;
-  let client: Redis | Cluster;
-  switch (topology.kind) {
-    case 'sentinel':
-      client = new Redis({
-        ...ONE_TRY,
-        ...redisUrlOptions(config.url, 'sentinel'),
-        sentinels: topology.sentinels,
-        name: topology.name,
-        sentinelRetryStrategy: () => null,
-      });
-      break;
-    case 'cluster':
-      client = new Cluster(topology.nodes, {
-        lazyConnect: true,
-        clusterRetryStrategy: () => null,
-        redisOptions: { ...ONE_TRY, ...redisUrlOptions(config.url, 'cluster') },
-      });
-      break;
-    case 'standalone':
-      client = new Redis(config.url, ONE_TRY);
-  }
+  const client = redisClientOf(config, ONE_TRY, {
+    sentinel: { sentinelRetryStrategy: () => null },
+    cluster: { lazyConnect: true, clusterRetryStrategy: () => null },
+  });
   // connect() rejects with "Connection is closed."; the cause is the last 'error' event (and
   // without a listener ioredis would print its own line).
   let cause: unknown = null;

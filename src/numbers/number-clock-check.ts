@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { NUMBERS_CONFIG } from '../config/config-tokens';
+import { NumbersConfig } from '../config/numbers-config';
 import { CLOCK_VIEW } from './number-clock-sql';
 import { NumberSequenceRepository } from './number-sequence.repository';
 
@@ -16,7 +16,7 @@ export class NumberClockCheck implements OnApplicationBootstrap {
 
   constructor(
     private readonly repo: NumberSequenceRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(NUMBERS_CONFIG) private readonly numbers: NumbersConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -27,7 +27,7 @@ export class NumberClockCheck implements OnApplicationBootstrap {
       this.logger.warn(`numbers: ${CLOCK_VIEW}: ${(err as Error).message}: number requests answer 503 until it is put right`);
       return;
     }
-    const zone = this.config.numbers.timeZone;
+    const zone = this.numbers.timeZone;
     const viewIsUtc = Math.abs(check.viewMinusUtcS) < 60;
     if (viewIsUtc && check.nowOffsetMin !== offsetMinutes(zone)) {
       this.logger.log(

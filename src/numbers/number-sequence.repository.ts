@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { NUMBERS_CONFIG } from '../config/config-tokens';
+import { NumbersConfig } from '../config/numbers-config';
 import { SqlCalls } from '../infra/database/sql-calls';
 import { CLOCK_VIEW, numberClockSql } from './number-clock-sql';
 import { storedClock, storedPattern, storedPeriod, storedReset } from './stored-format';
@@ -21,9 +21,9 @@ export class NumberSequenceRepository implements NumberStore {
   private readonly clock: string;
   private readonly timeZone: string;
 
-  constructor(dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(dataSource: DataSource, @Inject(NUMBERS_CONFIG) numbers: NumbersConfig) {
     this.db = new SqlCalls(dataSource);
-    this.timeZone = config.numbers.timeZone;
+    this.timeZone = numbers.timeZone;
     this.clock = numberClockSql(this.timeZone);
   }
 

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { DirectRoute } from '../common/direct-routes/direct-route.decorator';
 import { parseCount } from '../common/input';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { NUMBERS_CONFIG } from '../config/config-tokens';
+import { NumbersConfig } from '../config/numbers-config';
 import { NumberGenerator } from './core/number-generator';
 import { parseNumberKey } from './numbers.input';
 
@@ -10,7 +10,7 @@ import { parseNumberKey } from './numbers.input';
 @Controller('api/number')
 export class NumberController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(NUMBERS_CONFIG) private readonly numbers: NumbersConfig,
     private readonly generator: NumberGenerator,
   ) {}
 
@@ -19,7 +19,7 @@ export class NumberController {
   @Get(':key')
   async get(@Param('key') keyRaw: string, @Query() query: Record<string, unknown>): Promise<string | { numbers: string[] }> {
     const key = parseNumberKey('key', keyRaw);
-    const count = parseCount(query.count, this.config.numbers.maxBatch);
+    const count = parseCount(query.count, this.numbers.maxBatch);
     const numbers = await this.generator.next(key, count ?? 1);
     return count === undefined ? numbers[0] : { numbers };
   }

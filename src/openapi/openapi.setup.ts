@@ -2,8 +2,9 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, OperationObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { errorSpec } from '../common/error-catalog';
 import { ErrorKind } from '../common/id-gen.error';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { NUMBERS_CONFIG, QUEUE_CONFIG, QueueConfig, SEGMENT_CONFIG, SegmentConfig, SNOWFLAKE_CONFIG } from '../config/config-tokens';
+import { NumbersConfig } from '../config/numbers-config';
+import { SnowflakeConfig } from '../config/snowflake-config';
 import { MAX_STEP } from '../segment/core/step-policy';
 import { layoutNamed } from '../snowflake/core/snowflake-layout';
 import { ROUTE_ERRORS } from './route-errors';
@@ -26,7 +27,10 @@ const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const;
  * ranges, its body, its success responses (route-docs.ts) and its errors (route-errors.ts).
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = app.get<AppConfig>(APP_CONFIG);
+  const queue = app.get<QueueConfig>(QUEUE_CONFIG);
+  const segment = app.get<SegmentConfig>(SEGMENT_CONFIG);
+  const snowflake = app.get<SnowflakeConfig>(SNOWFLAKE_CONFIG);
+  const numbers = app.get<NumbersConfig>(NUMBERS_CONFIG);
   const builder = new DocumentBuilder()
     .setTitle('shardleaf')
     .setDescription(
@@ -45,15 +49,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       Error: ERROR,
       IdBatch: ID_BATCH,
       ...QUEUE_SCHEMAS,
-      ...queueBodySchemas(config.queue.maxStep),
+      ...queueBodySchemas(queue.maxStep),
       ...SEGMENT_SCHEMAS,
-      ...segmentBodySchemas(config.segment.keyMaxLength, Math.max(MAX_STEP, config.segment.maxStep)),
+      ...segmentBodySchemas(segment.keyMaxLength, Math.max(MAX_STEP, segment.maxStep)),
       ...NUMBER_SCHEMAS,
       ...numberBodySchemas(),
-      ...operationsSchemas(layoutNamed(config.snowflake.layout)),
+      ...operationsSchemas(layoutNamed(snowflake.layout)),
     },
   };
-  const docs = routeDocs(config);
+  const docs = routeDocs({ queue, segment, snowflake, numbers });
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];

@@ -37,7 +37,10 @@ const ONE_OR_BATCH = { 'text/plain': ID, [JSON_TYPE]: ref('IdBatch') };
  * OpenAPI document (ROUTE_ERRORS holds their errors). Ranges come from the configuration and the
  * constants the parsers use, so the document says what the service accepts.
  */
-export function routeDocs(config: AppConfig): Record<string, RouteDoc> {
+/** The sections whose limits the document states. */
+export type DocumentedConfig = Pick<AppConfig, 'queue' | 'segment' | 'snowflake' | 'numbers'>;
+
+export function routeDocs(config: DocumentedConfig): Record<string, RouteDoc> {
   const appId: ParamDoc = { name: 'appId', schema: int(0, MAX_APP_ID), description: 'the business, 0..255' };
   const gatePass: ParamDoc = {
     name: 'gatePass',

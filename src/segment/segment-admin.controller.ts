@@ -2,8 +2,7 @@ import { Body, Controller, Delete, Get, Inject, Param, Patch, Post, Res, UseGuar
 import { ApiOperation } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { AdminTokenGuard } from '../common/admin-token.guard';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SEGMENT_CONFIG, SegmentConfig } from '../config/config-tokens';
 import { SegmentBufferView } from './core/segment-buffer';
 import { MAX_STEP } from './core/step-policy';
 import { parseCreateTag, parsePatchTag, parseSegmentKey } from './segment.input';
@@ -16,10 +15,10 @@ export class SegmentAdminController {
   private readonly maxStep: number;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SEGMENT_CONFIG) private readonly segment: SegmentConfig,
     private readonly service: SegmentAdminService,
   ) {
-    this.maxStep = Math.max(MAX_STEP, config.segment.maxStep);
+    this.maxStep = Math.max(MAX_STEP, segment.maxStep);
   }
 
   @Post('tags')
@@ -32,7 +31,7 @@ export class SegmentAdminController {
   })
   async create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<TagView> {
     const { created, tag } = await this.service.create(
-      parseCreateTag(body, this.config.segment.keyMaxLength, this.maxStep),
+      parseCreateTag(body, this.segment.keyMaxLength, this.maxStep),
     );
     reply.status(created ? 201 : 200);
     return tag;
@@ -74,6 +73,6 @@ export class SegmentAdminController {
   }
 
   private parseTag(raw: string): string {
-    return parseSegmentKey('tag', raw, this.config.segment.keyMaxLength);
+    return parseSegmentKey('tag', raw, this.segment.keyMaxLength);
   }
 }

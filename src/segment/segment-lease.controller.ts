@@ -1,7 +1,6 @@
 import { Controller, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SEGMENT_CONFIG, SegmentConfig } from '../config/config-tokens';
 import { MAX_LEASE_COUNT, parseLeaseCount } from '../lease/lease-input';
 import { parseSegmentKey } from './segment.input';
 import { SegmentLeaseService } from './segment-lease.service';
@@ -17,7 +16,7 @@ export interface SegmentLeaseBody {
 @Controller('api/segment')
 export class SegmentLeaseController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SEGMENT_CONFIG) private readonly segment: SegmentConfig,
     private readonly service: SegmentLeaseService,
   ) {}
 
@@ -33,7 +32,7 @@ export class SegmentLeaseController {
   @ApiParam({ name: 'key', description: 'the biz_tag' })
   @ApiQuery({ name: 'count', required: true, description: `IDs wanted, 1..${MAX_LEASE_COUNT}` })
   async lease(@Param('key') keyRaw: string, @Query() query: Record<string, unknown>): Promise<SegmentLeaseBody> {
-    const key = parseSegmentKey('key', keyRaw, this.config.segment.keyMaxLength);
+    const key = parseSegmentKey('key', keyRaw, this.segment.keyMaxLength);
     const count = parseLeaseCount(query.count);
     const lease = await this.service.lease(key, count);
     return { key: lease.key, from: lease.from.toString(), to: lease.to.toString(), count };

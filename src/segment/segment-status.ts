@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SEGMENT_CONFIG, SegmentConfig } from '../config/config-tokens';
 import { SegmentBufferView } from './core/segment-buffer';
 import { SegmentIdGenerator } from './core/segment-id-generator';
 
@@ -10,10 +9,10 @@ export class SegmentStatus {
   private readonly enabled: boolean;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(SEGMENT_CONFIG) segment: SegmentConfig,
     private readonly generator: SegmentIdGenerator,
   ) {
-    this.enabled = config.segment.enabled;
+    this.enabled = segment.enabled;
   }
 
   /** null when SEGMENT_ENABLED=false; else whether the first read of the tags succeeded. */

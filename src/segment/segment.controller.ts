@@ -1,6 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SEGMENT_CONFIG, SegmentConfig } from '../config/config-tokens';
 import { DirectRoute } from '../common/direct-routes/direct-route.decorator';
 import { parseCount } from '../common/input';
 import { parseSegmentKey } from './segment.input';
@@ -10,7 +9,7 @@ import { SegmentService } from './segment.service';
 @Controller('api/segment')
 export class SegmentController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SEGMENT_CONFIG) private readonly segment: SegmentConfig,
     private readonly service: SegmentService,
   ) {}
 
@@ -19,8 +18,8 @@ export class SegmentController {
   @Get('get/:key')
   async get(@Param('key') keyRaw: string, @Query() query: Record<string, unknown>): Promise<string | { ids: string[] }> {
     this.service.assertEnabled();
-    const key = parseSegmentKey('key', keyRaw, this.config.segment.keyMaxLength);
-    const count = parseCount(query.count, this.config.segment.maxBatch);
+    const key = parseSegmentKey('key', keyRaw, this.segment.keyMaxLength);
+    const count = parseCount(query.count, this.segment.maxBatch);
     const ids = await this.service.get(key, count ?? 1);
     if (count === undefined) {
       return ids[0].toString();

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { scheduleCron } from '../common/cron-job';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SEGMENT_CONFIG, SegmentConfig } from '../config/config-tokens';
 import { SegmentService } from './segment.service';
 
 const JOB = 'segment-sync';
@@ -19,7 +18,7 @@ export class SegmentScheduler implements OnApplicationBootstrap {
   private readonly logger = new Logger(SegmentScheduler.name);
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SEGMENT_CONFIG) private readonly segment: SegmentConfig,
     private readonly schedulerRegistry: SchedulerRegistry,
     private readonly service: SegmentService,
   ) {}
@@ -29,7 +28,7 @@ export class SegmentScheduler implements OnApplicationBootstrap {
       return;
     }
     await this.syncTags().catch((err: unknown) => this.failed(err));
-    scheduleCron(this.schedulerRegistry, JOB, this.config.segment.syncCron, () => this.syncTags(), (err) => this.failed(err));
+    scheduleCron(this.schedulerRegistry, JOB, this.segment.syncCron, () => this.syncTags(), (err) => this.failed(err));
   }
 
   private async syncTags(): Promise<void> {

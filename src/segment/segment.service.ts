@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SEGMENT_CONFIG, SegmentConfig } from '../config/config-tokens';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { SegmentIdGenerator } from './core/segment-id-generator';
 import { TagDiff } from './core/tag-sync';
@@ -9,12 +8,12 @@ import { TagDiff } from './core/tag-sync';
 @Injectable()
 export class SegmentService {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SEGMENT_CONFIG) private readonly segment: SegmentConfig,
     private readonly generator: SegmentIdGenerator,
   ) {}
 
   get enabled(): boolean {
-    return this.config.segment.enabled;
+    return this.segment.enabled;
   }
 
   /** Throws SEGMENT_DISABLED when segment mode is off (Leaf's ZeroIDGen answered a silent 0). */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SNOWFLAKE_CONFIG } from '../config/config-tokens';
+import { SnowflakeConfig } from '../config/snowflake-config';
 import { Clock } from './core/clock';
 import { PeerClockSample, judgePeerClocks, offsetOf } from './core/peer-clock-check';
 import { PeerEndpoint, WorkerIdRegistry } from './core/worker-id-registry';
@@ -20,12 +20,12 @@ export class PeerClockService {
   private readonly logger = new Logger(PeerClockService.name);
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SNOWFLAKE_CONFIG) private readonly snowflake: SnowflakeConfig,
     @Inject(SNOWFLAKE_CLOCK) private readonly clock: Clock,
   ) {}
 
   async check(registry: WorkerIdRegistry): Promise<void> {
-    const { peerMaxSkewMs, reportIntervalMs } = this.config.snowflake;
+    const { peerMaxSkewMs, reportIntervalMs } = this.snowflake;
     if (peerMaxSkewMs === 0) {
       return;
     }
@@ -52,7 +52,7 @@ export class PeerClockService {
     const url = `http://${host}:${peer.port}/api/snowflake/time`;
     const sentAt = this.clock.now();
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(this.config.snowflake.peerTimeoutMs) });
+      const res = await fetch(url, { signal: AbortSignal.timeout(this.snowflake.peerTimeoutMs) });
       const body = (await res.json()) as { timestamp?: unknown };
       const receivedAt = this.clock.now();
       if (!res.ok || typeof body.timestamp !== 'number' || !Number.isFinite(body.timestamp)) {

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { AdminTokenGuard } from '../common/admin-token.guard';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SNOWFLAKE_CONFIG } from '../config/config-tokens';
+import { SnowflakeConfig } from '../config/snowflake-config';
 import { SnowflakeService } from './snowflake.service';
 
 export interface SnowflakeStatus {
@@ -34,7 +34,7 @@ export interface SnowflakeStatus {
 @UseGuards(AdminTokenGuard)
 export class SnowflakeAdminController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SNOWFLAKE_CONFIG) private readonly config: SnowflakeConfig,
     private readonly snowflake: SnowflakeService,
   ) {}
 
@@ -47,7 +47,7 @@ export class SnowflakeAdminController {
       'IDs are refused (in redis mode: no lease held, or its deadline passed); recordedUntil is the time recorded in the registry, below which IDs are issued.',
   })
   status(): SnowflakeStatus {
-    const cfg = this.config.snowflake;
+    const cfg = this.config;
     const last = this.snowflake.lastReportAt;
     const recorded = this.snowflake.recordedUntil;
     const layout = this.snowflake.layout;

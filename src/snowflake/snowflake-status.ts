@@ -1,18 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SNOWFLAKE_CONFIG } from '../config/config-tokens';
+import { SnowflakeConfig } from '../config/snowflake-config';
 import { SnowflakeService } from './snowflake.service';
 
 /** What other modules may read of the snowflake generator's state (readiness, worker-id gauges). */
 @Injectable()
 export class SnowflakeStatus {
-  readonly mode: AppConfig['snowflake']['mode'];
+  readonly mode: SnowflakeConfig['mode'];
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(SNOWFLAKE_CONFIG) snowflake: SnowflakeConfig,
     private readonly service: SnowflakeService,
   ) {
-    this.mode = config.snowflake.mode;
+    this.mode = snowflake.mode;
   }
 
   /**

@@ -2,8 +2,8 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { DirectRoute } from '../common/direct-routes/direct-route.decorator';
 import { parseCount } from '../common/input';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SNOWFLAKE_CONFIG } from '../config/config-tokens';
+import { SnowflakeConfig } from '../config/snowflake-config';
 import { DecodedId } from './core/snowflake-layout';
 import { parseSnowflakeId, parseSnowflakeKey } from './snowflake-input';
 import { SnowflakeService } from './snowflake.service';
@@ -15,7 +15,7 @@ import { SnowflakeService } from './snowflake.service';
 @Controller('api/snowflake')
 export class SnowflakeController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SNOWFLAKE_CONFIG) private readonly snowflake: SnowflakeConfig,
     private readonly service: SnowflakeService,
   ) {}
 
@@ -32,7 +32,7 @@ export class SnowflakeController {
   })
   async get(@Param('key') key: string, @Query() query: Record<string, unknown>): Promise<string | { ids: string[] }> {
     parseSnowflakeKey(key);
-    const count = parseCount(query.count, this.config.snowflake.maxBatch);
+    const count = parseCount(query.count, this.snowflake.maxBatch);
     const ids = await this.service.nextIds(count ?? 1);
     if (count === undefined) {
       return ids[0].toString();

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { SNOWFLAKE_CONFIG } from '../config/config-tokens';
+import { SnowflakeConfig } from '../config/snowflake-config';
 import { Clock } from './core/clock';
 import { SnowflakeGenerator } from './core/snowflake-generator';
 import { DecodedId, SnowflakeLayout, decodeId, layoutNamed } from './core/snowflake-layout';
@@ -25,13 +25,13 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
   readonly layout: SnowflakeLayout;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SNOWFLAKE_CONFIG) private readonly snowflake: SnowflakeConfig,
     @Inject(WORKER_ID_REGISTRY) private readonly registry: WorkerIdRegistry | null,
     @Inject(SNOWFLAKE_CLOCK) private readonly clock: Clock,
     private readonly peerClock: PeerClockService,
     private readonly reports: SnowflakeReports,
   ) {
-    this.layout = layoutNamed(config.snowflake.layout);
+    this.layout = layoutNamed(snowflake.layout);
   }
 
   async onModuleInit(): Promise<void> {
@@ -40,7 +40,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
       this.logger.log('snowflake mode is off');
       return;
     }
-    const cfg = this.config.snowflake;
+    const cfg = this.snowflake;
     if (cfg.port === 0 && cfg.mode !== 'zk_recycle' && cfg.mode !== 'redis') {
       this.logger.warn(
         `the identity port is 0 (PORT=0): instances on ${cfg.ip} share one ip:port and so one worker id; set SNOWFLAKE_PORT`,
@@ -112,7 +112,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
 
   /** Splits an ID of the configured layout (RangeError outside it). */
   decode(id: bigint): DecodedId {
-    return decodeId(id, this.config.snowflake.twepoch, this.layout);
+    return decodeId(id, this.snowflake.twepoch, this.layout);
   }
 
   now(): number {
@@ -172,7 +172,7 @@ export class SnowflakeService implements OnModuleInit, OnApplicationShutdown {
     }
     try {
       const now = this.clock.now();
-      const report = await registry.heartbeat(now, now + this.config.snowflake.recordAheadMs, signal);
+      const report = await registry.heartbeat(now, now + this.snowflake.recordAheadMs, signal);
       if (signal.aborted) {
         // Stopping: no fresh worker id and no higher ceiling for a generator about to stop.
         return;

@@ -87,13 +87,14 @@ export async function ensureBuild(log: (s: string) => void): Promise<void> {
   const newest = Math.max(
     newestMtime(join(ROOT, 'src')),
     newestMtime(join(ROOT, 'migrations')),
-    // The server compiles the client package's java-hash.ts from source.
-    newestMtime(join(ROOT, 'packages/client/src')),
+    // The server requires the @shardleaf/java-hash workspace package's dist/, rebuilt here too.
+    newestMtime(join(ROOT, 'packages/java-hash/src')),
   );
   if (built >= newest) {
     return;
   }
   log(existsSync(entry) ? 'dist/ is older than src/: building' : 'dist/ is missing: building');
+  await runCommand(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'packages/java-hash/tsconfig.build.json'], {}, 300_000);
   await runCommand(process.execPath, [join(ROOT, 'node_modules/@nestjs/cli/bin/nest.js'), 'build'], {}, 300_000);
 }
 

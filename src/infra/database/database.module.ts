@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
+import { DATABASE_CONFIG, DatabaseConfig } from '../../config/config-tokens';
 import { boundPool } from './bounded-pool';
 import { runMigrationsLocked } from './migrate';
 import { typeormOptions } from './typeorm-options';
@@ -13,8 +12,8 @@ import { typeormOptions } from './typeorm-options';
  */
 @Injectable()
 export class DatabaseBounds {
-  constructor(@Inject(APP_CONFIG) config: AppConfig, dataSource: DataSource) {
-    boundPool(dataSource, config.database.queryTimeoutMs);
+  constructor(@Inject(DATABASE_CONFIG) database: DatabaseConfig, dataSource: DataSource) {
+    boundPool(dataSource, database.queryTimeoutMs);
   }
 }
 
@@ -27,12 +26,12 @@ export class DatabaseBounds {
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): TypeOrmModuleOptions => ({
-        ...typeormOptions(config.database),
+      inject: [DATABASE_CONFIG],
+      useFactory: (database: DatabaseConfig): TypeOrmModuleOptions => ({
+        ...typeormOptions(database),
         autoLoadEntities: true,
         // Read by connectAndMigrate, which runs them under the lock (TypeORM's own run takes none).
-        migrationsRun: config.database.migrationsRun,
+        migrationsRun: database.migrationsRun,
         // An unreachable database fails the start at once instead of retrying for half a minute.
         toRetry: () => false,
       }),

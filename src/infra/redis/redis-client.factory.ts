@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import Redis, { Cluster, RedisOptions } from 'ioredis';
+import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import { RedisConfig, RedisTopology, RedisUrlParts, redisUrlParts } from '../../config/redis-config';
 import { boundCommands } from './command-deadlines';
 import { isDemotionReply } from './demotion-replies';
@@ -11,12 +11,40 @@ export const REDIS_KEEPALIVE_MS = 10_000;
 
 /**
  * User, password, TLS and db of REDIS_URL for a Sentinel client or a Cluster's node connections
- * (a Cluster has no db): the one reading of them, for the service's client and the start's check
- * (backend-start-check.ts). A standalone client reads REDIS_URL itself (`new Redis(url, …)`).
+ * (a Cluster has no db). A standalone client reads REDIS_URL itself (`new Redis(url, …)`).
  */
-export function redisUrlOptions(url: string, kind: Exclude<RedisTopology['kind'], 'standalone'>): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
+function redisUrlOptions(url: string, kind: Exclude<RedisTopology['kind'], 'standalone'>): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
   const { username, password, db, tls } = redisUrlParts(url);
   return { username, password, tls: tls ? {} : undefined, ...(kind === 'sentinel' ? { db } : {}) };
+}
+
+/** What differs per use on top of the connection options: the Sentinel's and the Cluster's own. */
+export interface TopologyOptions {
+  sentinel?: RedisOptions;
+  cluster?: Omit<ClusterOptions, 'redisOptions'>;
+}
+
+/**
+ * An ioredis client of the configured topology (standalone, Sentinel or Cluster) with `connection`
+ * on every server connection and REDIS_URL's credentials: the one mapping from the configuration
+ * to a client, for the service's client and the start's check (backend-start-check.ts).
+ */
+export function redisClientOf(config: RedisConfig, connection: RedisOptions, own: TopologyOptions = {}): Redis | Cluster {
+  const topology = config.topology;
+  switch (topology.kind) {
+    case 'standalone':
+      return new Redis(config.url, connection);
+    case 'sentinel':
+      return new Redis({
+        ...connection,
+        ...redisUrlOptions(config.url, 'sentinel'),
+        sentinels: topology.sentinels,
+        name: topology.name,
+        ...own.sentinel,
+      });
+    case 'cluster':
+      return new Cluster(topology.nodes, { ...own.cluster, redisOptions: { ...connection, ...redisUrlOptions(config.url, 'cluster') } });
+  }
 }
 
 /**
@@ -49,34 +77,20 @@ export const BATCHED_WRITES: RedisOptions = { ...FAIL_FAST, enableAutoPipelining
 
 /** One ioredis client for the configured topology; errors are logged once per change. */
 export function createRedisClient(config: RedisConfig): RedisClient {
-  const topology = config.topology;
-  let client: RedisClient;
-  switch (topology.kind) {
-    case 'standalone':
-      client = new Redis(config.url, BATCHED_WRITES);
-      break;
-    case 'sentinel':
-      client = new Redis({
-        ...BATCHED_WRITES,
-        ...redisUrlOptions(config.url, 'sentinel'),
-        sentinels: topology.sentinels,
-        name: topology.name,
-        // The sentinels' own connections (asking where the master is) are bounded too.
-        sentinelCommandTimeout: config.commandTimeoutMs,
-      });
-      break;
-    case 'cluster':
-      client = new Cluster(topology.nodes, {
-        // Requests for keys on several masters are grouped per node (queue-length sweeps).
-        enableAutoPipelining: true,
-        clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
-        // A command failing with "Connection is closed." is otherwise sent again to another node
-        // (single commands and whole pipelines) although the lost node may have run it.
-        retryDelayOnFailover: 0,
-        redisOptions: { ...FAIL_FAST, ...redisUrlOptions(config.url, 'cluster') },
-      });
-      break;
-  }
+  // A Cluster's node connections fail fast without auto-pipelining of their own: the Cluster
+  // groups the commands per node.
+  const client = redisClientOf(config, config.topology.kind === 'cluster' ? FAIL_FAST : BATCHED_WRITES, {
+    // The sentinels' own connections (asking where the master is) are bounded too.
+    sentinel: { sentinelCommandTimeout: config.commandTimeoutMs },
+    cluster: {
+      // Requests for keys on several masters are grouped per node (queue-length sweeps).
+      enableAutoPipelining: true,
+      clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+      // A command failing with "Connection is closed." is otherwise sent again to another node
+      // (single commands and whole pipelines) although the lost node may have run it.
+      retryDelayOnFailover: 0,
+    },
+  });
   rejectUnansweredOnClose(client);
   boundCommands(client, config.commandTimeoutMs);
   logErrorChanges(client);

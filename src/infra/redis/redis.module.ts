@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
+import { REDIS_CONFIG } from '../../config/config-tokens';
+import { RedisConfig } from '../../config/redis-config';
 import { disconnectNow } from './disconnect-now';
 import { LockService } from './lock.service';
 import { createRedisClient } from './redis-client.factory';
@@ -12,8 +12,8 @@ import { REDIS, RedisClient } from './redis.tokens';
   providers: [
     {
       provide: REDIS,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): RedisClient => createRedisClient(config.redis),
+      inject: [REDIS_CONFIG],
+      useFactory: (redis: RedisConfig): RedisClient => createRedisClient(redis),
     },
     LockService,
   ],

@@ -4,7 +4,7 @@ export interface TagDiff {
 }
 
 /**
- * Seed 000's two-loop updateCacheFromDb: add every DB tag the cache lacks, then drop every
+ * Leaf's two-loop updateCacheFromDb: add every DB tag the cache lacks, then drop every
  * cached tag the DB no longer has. Unlike Leaf, an empty table empties the cache (Leaf returned
  * early and kept serving deleted tags). Mutates `cache`.
  */

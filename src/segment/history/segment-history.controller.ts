@@ -2,8 +2,7 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { parseIdParam, parseTimeParam } from '../../common/input';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
+import { SEGMENT_CONFIG, SegmentConfig } from '../../config/config-tokens';
 import { parseSegmentKey } from '../segment.input';
 import { SegmentService } from '../segment.service';
 import { LeafAllocHistoryRepository } from './leaf-alloc-history.repository';
@@ -12,7 +11,7 @@ import { LeafAllocHistoryRepository } from './leaf-alloc-history.repository';
 @Controller('api/segment')
 export class SegmentHistoryController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SEGMENT_CONFIG) private readonly config: SegmentConfig,
     private readonly segment: SegmentService,
     private readonly history: LeafAllocHistoryRepository,
   ) {}
@@ -24,7 +23,7 @@ export class SegmentHistoryController {
   })
   async decode(@Param('tag') tagRaw: string, @Param('id') idRaw: string): Promise<{ tag: string; id: string; allocatedAt: string | null }> {
     this.segment.assertEnabled();
-    const tag = parseSegmentKey('tag', tagRaw, this.config.segment.keyMaxLength);
+    const tag = parseSegmentKey('tag', tagRaw, this.config.keyMaxLength);
     const id = parseIdParam('id', idRaw);
     const range = await this.history.rangeOf(tag, id);
     return { tag, id: id.toString(), allocatedAt: range?.allocatedAt.toISOString() ?? null };
@@ -39,7 +38,7 @@ export class SegmentHistoryController {
   })
   async at(@Param('tag') tagRaw: string, @Query() query: Record<string, unknown>): Promise<{ tag: string; id: string; allocatedAt: string }> {
     this.segment.assertEnabled();
-    const tag = parseSegmentKey('tag', tagRaw, this.config.segment.keyMaxLength);
+    const tag = parseSegmentKey('tag', tagRaw, this.config.keyMaxLength);
     const time = parseTimeParam('time', query.time);
     const range = await this.history.firstAtOrAfter(tag, time);
     if (range === null) {

@@ -38,7 +38,8 @@ export const mathRandomInt: RandomInt = (bound) => Math.floor(Math.random() * bo
  * Leaf's SnowflakeIDGenImpl.get without the framework: same millisecond → sequence + 1, a wrapped
  * sequence waits for the next millisecond, a new millisecond starts at a random value; a clock
  * moved back by ≤ tolerance is waited out (2× the offset), more is refused; a time outside the
- * 41-bit range is refused (Leaf issue #106), so an ID is never negative or wrapped.
+ * 41-bit range is refused (Leaf does not check it: past the range its IDs wrap or turn
+ * negative), so an ID is never negative or wrapped.
  *
  * JS is single-threaded: the synchronous part of `next` is the critical section; the only await
  * (the rollback wait) happens before any state changes.

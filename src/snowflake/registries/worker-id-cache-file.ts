@@ -8,8 +8,9 @@ export interface CachedWorkerId {
 }
 
 /**
- * The local cache file of `local` and `zk_normal` (Leaf's workerID.properties, with the max
- * timestamp of Leaf issue #84). Written atomically (temp file + rename).
+ * The local cache file of `local` and `zk_normal` (Leaf's workerID.properties, plus the max
+ * timestamp issued, so that a start from the file alone can refuse a clock behind it). Written
+ * atomically (temp file + rename).
  */
 export class WorkerIdCacheFile {
   constructor(readonly path: string) {}

@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../../common/id-gen.error';
 import { ZookeeperClient } from '../../infra/zookeeper/zookeeper-client';
-import { isConflict, isNodeExists, isUnavailable } from '../../infra/zookeeper/zookeeper-errors';
+import { isUnavailable } from '../../infra/zookeeper/zookeeper-errors';
 import { Clock } from '../core/clock';
 import { PeerEndpoint, Registration, Report, WorkerIdRegistry } from '../core/worker-id-registry';
-import { assertClockNotBehind, assertWorkerIdInRange, identityInUse, startRefused } from './start-refusal';
+import { assertClockNotBehind, assertWorkerIdInRange, startRefused } from './start-refusal';
 import { WorkerIdCacheFile } from './worker-id-cache-file';
+import { ZkLiveNode } from './zk-live-node';
 import { decodeNodeData, encodeNodeData } from './zk-node-data';
 
 export interface ZkNormalRegistryOptions {
@@ -33,30 +33,29 @@ const MAX_PEERS = 32;
  * Leaf's own mode (SnowflakeZookeeperHolder): a persistent sequential node
  * `/snowflake/{name}/forever/{ip}:{port}-{seq}` per ip:port whose sequence number is the worker id.
  * An existing node is reused, and a start is refused when its timestamp is ahead of the clock.
- * The local cache file (worker id and max timestamp, Leaf issue #84) is used only when ZooKeeper
- * is unreachable, and only when the clock is not behind it; a refusal is never bypassed by it.
+ * The local cache file (worker id and max timestamp, as Leaf keeps one so that a restart survives
+ * an unreachable ZooKeeper) is used only when ZooKeeper is unreachable, and only when the clock is
+ * not behind it; a refusal is never bypassed by it.
  *
  * Times are recorded ahead (an upper bound of the IDs issued) in the node and the cache file; a
- * start waits until its clock is past the larger of both. One live instance per ip:port: a
- * persistent lease node `/snowflake/{name}/live/{ip}:{port}` holds the owner token and is changed
- * at every report (versioned); a start finding it owned waits for it to stay unchanged for the
- * liveness window (a crashed predecessor) and is refused as soon as it changes (a second live
- * instance). The ZooKeeper client of this project creates persistent nodes only, hence no
- * ephemeral node.
+ * start waits until its clock is past the larger of both. One live instance per ip:port: the live
+ * node (ZkLiveNode) is claimed at start and written with every report.
  */
 export class ZkNormalRegistry implements WorkerIdRegistry {
   private readonly logger = new Logger(ZkNormalRegistry.name);
   private workerId: number | null = null;
   private nodePath: string | null = null;
   private maxTimestamp = 0;
-  private readonly owner = randomBytes(8).toString('hex');
-  /** Version of our live node after our last write; null when registered from the cache file. */
-  private liveVersion: number | null = null;
+  /** Not held when registered from the cache file (ZooKeeper unreachable then). */
+  private readonly live: ZkLiveNode;
   private lost = false;
   /** Set once a ZooKeeper operation of the registration succeeded: no cache-file fallback after it. */
   private zookeeperReached = false;
 
-  constructor(private readonly options: ZkNormalRegistryOptions) {}
+  constructor(private readonly options: ZkNormalRegistryOptions) {
+    const { zk, name, ip, port, clock, livenessMs } = options;
+    this.live = new ZkLiveNode({ zk, path: `/snowflake/${name}/live/${ip}:${port}`, ip, port, clock, livenessMs });
+  }
 
   get description(): string {
     return `zk_normal at ${this.options.zk.address}`;
@@ -64,10 +63,6 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
 
   private get foreverPath(): string {
     return `/snowflake/${this.options.name}/forever`;
-  }
-
-  private get livePath(): string {
-    return `/snowflake/${this.options.name}/live/${this.options.ip}:${this.options.port}`;
   }
 
   private get prefix(): string {
@@ -103,11 +98,11 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
       throw this.lostError();
     }
     const recorded = Math.max(this.maxTimestamp, until);
-    if (this.liveVersion !== null) {
+    if (this.live.held) {
       // The time only together with proof of ownership (one multi, the live node versioned): both
       // are in ZooKeeper before the ceiling rises, and a holder that was taken over cannot
       // overwrite the new owner's time.
-      await this.writeOwned(this.liveData(now), recorded);
+      await this.writeOwned(now, recorded);
     } else {
       // Started from the cache file (ZooKeeper unreachable then): the cache file is the record.
       await this.updateNodeQuietly(recorded);
@@ -149,68 +144,38 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     if (this.workerId === null || this.lost) {
       return;
     }
-    if (this.liveVersion === null) {
+    if (!this.live.held) {
       this.maxTimestamp = maxTimestamp;
       await this.options.cacheFile.write({ workerId: this.workerId, maxTimestamp });
       await this.updateNodeQuietly(maxTimestamp);
       return;
     }
-    await this.writeOwned(this.freeLiveData(), maxTimestamp, true);
-    this.liveVersion = null;
+    await this.writeOwned(null, maxTimestamp);
   }
 
   /**
-   * One multi: our live node (versioned: fails unless we still own it) and the forever node's
-   * time; then the cache file. A lost reply of an executed multi leaves our version behind: on
-   * BAD_VERSION the live node is read, and if it is still ours (our owner token) the write is
-   * redone with its version; otherwise the identity was taken over and this instance stops.
+   * The forever node's time together with our live node (reporting `now`, or freed when `now` is
+   * null: a release, which records the time exactly), then the cache file. A live node taken over
+   * by another instance stops this one.
    */
-  private async writeOwned(live: Buffer, timestamp: number, exact = false): Promise<void> {
-    const { zk, cacheFile } = this.options;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await zk.multi([
-          { op: 'setData', path: this.livePath, data: live, version: this.liveVersion as number },
-          { op: 'setData', path: this.nodePath as string, data: this.nodeData(timestamp), version: -1 },
-        ]);
-        this.liveVersion = (this.liveVersion as number) + 1;
-        break;
-      } catch (err) {
-        if (!isConflict(err)) {
-          throw err;
-        }
-        const node = attempt === 0 ? await zk.getData(this.livePath) : null;
-        const owner = node === null ? null : decodeNodeData(node.data).owner;
-        if (node !== null && owner === this.owner) {
-          this.liveVersion = node.version;
-          continue;
-        }
-        if (exact && owner === '') {
-          // Our release already ran (its reply was lost), or a later owner released: write nothing.
-          return;
-        }
-        this.lost = true;
-        this.logger.error(`${this.livePath} was taken over by another instance; stopped issuing IDs`);
-        throw this.lostError();
-      }
-    }
-    this.maxTimestamp = exact ? timestamp : Math.max(this.maxTimestamp, timestamp);
-    await cacheFile.write({ workerId: this.workerId as number, maxTimestamp: this.maxTimestamp });
-  }
-
-  /** Marks our live node free (owner ''), if it is still ours. */
-  private async freeLive(): Promise<void> {
-    if (this.liveVersion === null) {
+  private async writeOwned(now: number | null, timestamp: number): Promise<void> {
+    const outcome = await this.live.writeWith(now, {
+      op: 'setData',
+      path: this.nodePath as string,
+      data: this.nodeData(timestamp),
+      version: -1,
+    });
+    if (outcome === 'already-free') {
+      // Our release already ran (its reply was lost), or a later owner released: write nothing.
       return;
     }
-    try {
-      await this.options.zk.setData(this.livePath, this.freeLiveData(), this.liveVersion);
-    } catch (err) {
-      if (!isConflict(err)) {
-        throw err;
-      }
+    if (outcome === 'taken-over') {
+      this.lost = true;
+      this.logger.error(`${this.live.path} was taken over by another instance; stopped issuing IDs`);
+      throw this.lostError();
     }
-    this.liveVersion = null;
+    this.maxTimestamp = now === null ? timestamp : Math.max(this.maxTimestamp, timestamp);
+    await this.options.cacheFile.write({ workerId: this.workerId as number, maxTimestamp: this.maxTimestamp });
   }
 
   async close(): Promise<void> {
@@ -222,9 +187,9 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     const { zk, cacheFile, startAllowanceMs } = this.options;
     await zk.mkdirp(this.foreverPath);
     this.zookeeperReached = true;
-    await zk.mkdirp(this.livePath.slice(0, this.livePath.lastIndexOf('/')));
+    await zk.mkdirp(this.live.path.slice(0, this.live.path.lastIndexOf('/')));
     const started = this.options.clock.now();
-    await this.claimLive(now);
+    await this.live.claim(now);
     now += this.options.clock.now() - started;
     const existing = await this.findOwnNode();
     if (existing !== null) {
@@ -238,7 +203,7 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
       try {
         assertClockNotBehind(now, recorded, `ZooKeeper node ${existing} / ${cacheFile.path}`, startAllowanceMs);
       } catch (err) {
-        await this.freeLive(); // so that a corrected start need not wait
+        await this.live.free(); // so that a corrected start need not wait
         throw err;
       }
       this.workerId = workerId;
@@ -253,56 +218,6 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     return 0;
   }
 
-  /**
-   * Takes the live node of this ip:port. Owned by someone else: waits until it has stayed
-   * unchanged for the liveness window (a crashed predecessor), refuses as soon as it changes (a
-   * live instance with the same identity).
-   */
-  private async claimLive(now: number): Promise<void> {
-    const { zk, clock, livenessMs } = this.options;
-    const ipPort = `${this.options.ip}:${this.options.port}`;
-    let first: string | null = null;
-    const started = clock.now();
-    const pollMs = Math.max(20, Math.min(250, Math.floor(livenessMs / 10)));
-    for (;;) {
-      const node = await zk.getData(this.livePath);
-      if (node === null) {
-        try {
-          await zk.create(this.livePath, this.liveData(now));
-          this.liveVersion = 0;
-          return;
-        } catch (err) {
-          if (isNodeExists(err)) {
-            continue;
-          }
-          throw err;
-        }
-      }
-      const data = decodeNodeData(node.data);
-      const seen = `${node.czxid}/${node.version}`;
-      const free = !data.owner || data.owner === this.owner;
-      if (first !== null && seen !== first) {
-        throw identityInUse(ipPort, Math.max(0, clock.now() - data.timestamp), `ZooKeeper ${this.livePath}`);
-      }
-      if (free || clock.now() - started >= livenessMs) {
-        try {
-          this.liveVersion = await zk.setData(this.livePath, this.liveData(now), node.version);
-          return;
-        } catch (err) {
-          if (isConflict(err)) {
-            throw identityInUse(ipPort, 0, `ZooKeeper ${this.livePath}`);
-          }
-          throw err;
-        }
-      }
-      if (first === null) {
-        first = seen;
-        this.logger.warn(`${this.livePath} is held by another instance; waiting up to ${livenessMs} ms for it to lapse`);
-      }
-      await clock.sleep(pollMs);
-    }
-  }
-
   private async registerFromCache(now: number, why: string): Promise<number> {
     const { cacheFile } = this.options;
     const cached = await cacheFile.read();
@@ -311,7 +226,7 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
     }
     assertClockNotBehind(now, cached.maxTimestamp, `the cache file ${cacheFile.path}`, this.options.startAllowanceMs);
     this.workerId = assertWorkerIdInRange(cached.workerId, `the cache file ${cacheFile.path}`, this.options.maxWorkerId);
-    this.liveVersion = null;
+    this.live.forget();
     this.logger.warn(`ZooKeeper is unreachable (${why}); using worker id ${this.workerId} from ${cacheFile.path}`);
     return cached.maxTimestamp;
   }
@@ -334,16 +249,8 @@ export class ZkNormalRegistry implements WorkerIdRegistry {
   private lostError(): IdGenError {
     return new IdGenError(
       ErrorKind.SnowflakeLeaseLost,
-      `${this.livePath} (worker id ${this.workerId}) was taken over by another instance; not issuing IDs`,
+      `${this.live.path} (worker id ${this.workerId}) was taken over by another instance; not issuing IDs`,
     );
-  }
-
-  private freeLiveData(): Buffer {
-    return encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: 0, owner: '' });
-  }
-
-  private liveData(now: number): Buffer {
-    return encodeNodeData({ ip: this.options.ip, port: String(this.options.port), timestamp: now, owner: this.owner });
   }
 
   /** This ip:port's forever node, or null. */

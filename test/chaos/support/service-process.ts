@@ -46,13 +46,17 @@ function newestMtime(dir: string): number {
 export function ensureBuilt(): void {
   const info = join(BUILD_DIR, 'tsbuildinfo');
   const built = existsSync(MAIN) && existsSync(info) ? statSync(info).mtimeMs : 0;
-  // packages/client/src: the server compiles the client's java-hash.ts from source.
-  const sources = ['src', 'migrations', join('packages', 'client', 'src'), join('test', 'chaos', 'support')].map((dir) =>
+  // packages/java-hash/src: the service requires that workspace package's dist/, rebuilt here too.
+  const sources = ['src', 'migrations', join('packages', 'java-hash', 'src'), join('test', 'chaos', 'support')].map((dir) =>
     newestMtime(join(ROOT, dir)),
   );
   if (Math.max(...sources) < built) {
     return;
   }
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join('packages', 'java-hash', 'tsconfig.build.json')], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
   try {
     execFileSync(
       join(ROOT, 'node_modules', '.bin', 'tsc'),

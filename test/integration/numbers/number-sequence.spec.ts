@@ -21,7 +21,7 @@ describe('NumberSequenceRepository.allocate', () => {
     dataSource = new DataSource({ ...typeormOptions(config.database), entities: [] });
     await dataSource.initialize();
     await dataSource.runMigrations();
-    repo = new NumberSequenceRepository(dataSource, config);
+    repo = new NumberSequenceRepository(dataSource, config.numbers);
   });
 
   afterAll(async () => {
@@ -110,7 +110,7 @@ describe('NumberSequenceRepository.allocate', () => {
     const other = new DataSource({ ...typeormOptions(env.config().database), entities: [] });
     await other.initialize();
     try {
-      const repo2 = new NumberSequenceRepository(other, env.config());
+      const repo2 = new NumberSequenceRepository(other, env.config().numbers);
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? repo : repo2).allocate('par', { wanted: 1 + (i % 3) * 5, exact: i % 4 === 0 })),
       );

@@ -156,7 +156,7 @@ describe('snowflake: never twice across identities and restarts', () => {
       const cfg = config(mode, port);
       const make = (clock: Clock): SnowflakeService => {
         const registry = (createRegistry as (...args: unknown[]) => WorkerIdRegistry | null)(cfg.snowflake, cfg.redis, cfg.queue, dataSource, clock);
-        return new SnowflakeService(cfg, registry, clock, noPeerCheck, new SnowflakeReports());
+        return new SnowflakeService(cfg.snowflake, registry, clock, noPeerCheck, new SnowflakeReports());
       };
       const clock1 = shiftedClock(0);
       const first = make(clock1);

@@ -8,7 +8,7 @@ import { FakeLocks } from '../queue-id/fake-locks';
 describe('HistoryPruner.pruneAlone (the scheduled run of every instance at the same second)', () => {
   const config = loadConfig({ KEY_PREFIX: 'p.' });
   const pruner = (locks: FakeLocks): HistoryPruner => {
-    const p = new HistoryPruner({} as DataSource, config, new HistoryMonitor(), locks as unknown as LockService);
+    const p = new HistoryPruner({} as DataSource, config.redis, config.idHistory, new HistoryMonitor(), locks as unknown as LockService);
     jest.spyOn(p, 'prune').mockResolvedValue({ id_alloc_history: 3, leaf_alloc_history: 0 });
     return p;
   };

@@ -16,7 +16,7 @@ describe('NumberClockCheck (the start check of the database clock view)', () => 
 
   const run = async (env: Record<string, string>, check: () => Promise<unknown>): Promise<string[]> => {
     const repo = { checkClock: check } as unknown as NumberSequenceRepository;
-    await new NumberClockCheck(repo, loadConfig(env)).onApplicationBootstrap();
+    await new NumberClockCheck(repo, loadConfig(env).numbers).onApplicationBootstrap();
     return [...log.mock.calls, ...warn.mock.calls].map((c) => String(c[0]));
   };
 

@@ -2,7 +2,7 @@ import { INestApplicationContext, Logger } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import { loadConfig } from '../../../src/config/load-config';
-import { APP_CONFIG } from '../../../src/config/config.module';
+import { SEGMENT_CONFIG } from '../../../src/config/config-tokens';
 import { SegmentScheduler } from '../../../src/segment/segment.scheduler';
 import { SegmentService } from '../../../src/segment/segment.service';
 import { HeldRuns } from '../../support/held-runs';
@@ -14,7 +14,7 @@ async function start(env: Record<string, string>, enabled = true) {
     imports: [ScheduleModule.forRoot()],
     providers: [
       SegmentScheduler,
-      { provide: APP_CONFIG, useValue: loadConfig({ SNOWFLAKE_MODE: 'off', ...env }) },
+      { provide: SEGMENT_CONFIG, useValue: loadConfig({ SNOWFLAKE_MODE: 'off', ...env }).segment },
       { provide: SegmentService, useValue: service },
     ],
   }).compile();

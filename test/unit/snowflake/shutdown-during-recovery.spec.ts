@@ -36,7 +36,7 @@ describe('SnowflakeService stop during a redis lease recovery', () => {
     });
     const config = loadConfig({ SNOWFLAKE_IP: '127.0.0.1', SNOWFLAKE_REPORT_INTERVAL_MS: '50', SNOWFLAKE_LAYOUT: 'js-safe' });
     const peerClock = { check: async () => undefined } as unknown as PeerClockService;
-    const svc = new SnowflakeService(config, registry, systemClock, peerClock, new SnowflakeReports());
+    const svc = new SnowflakeService(config.snowflake, registry, systemClock, peerClock, new SnowflakeReports());
     await svc.onModuleInit();
     expect(svc.workerId).toBe(0);
     // Another instance holds id 0 now: the next report finds the lease lost and recovers.

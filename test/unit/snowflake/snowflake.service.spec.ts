@@ -61,7 +61,7 @@ class FakeRegistry implements WorkerIdRegistry {
 function service(registry: FakeRegistry | null, clock: FakeClock, env: Record<string, string> = {}): SnowflakeService {
   const config = loadConfig({ SNOWFLAKE_IP: '127.0.0.1', SNOWFLAKE_REPORT_INTERVAL_MS: '100', ...env });
   const peerClock = { check: async () => undefined } as unknown as PeerClockService;
-  return new SnowflakeService(config, registry, clock, peerClock, new SnowflakeReports());
+  return new SnowflakeService(config.snowflake, registry, clock, peerClock, new SnowflakeReports());
 }
 
 async function kindOf(promise: Promise<unknown>): Promise<ErrorKind | undefined> {

@@ -1,0 +1,1 @@
+export { QUEUE_SHARD_COUNT, javaIntAbs, javaIntRem, javaStringHashCode, shardOf } from './java-hash';
