@@ -114,9 +114,8 @@ export class NumberGenerator {
   }
 
   /**
-   * Starts no more preloads and resolves once the allocations and clock readings in flight have
-   * settled (each is time-bounded by the store), so none is cut by the database pool closing.
-   */
+   * Starts no more preloads; resolves once the allocations and clock readings in flight settled
+   * (each time-bounded by the store), so none is cut by the database pool closing. */
   async close(): Promise<void> {
     this.closed = true;
     const pending = [...this.buffers.values()].flatMap((b) => [b.loading, b.reading]).filter((p) => p !== null);
