@@ -32,7 +32,7 @@ export class QueueConfigService {
     @Inject(LockService) private readonly locks: Pick<LockService, 'withLock'>,
     @Inject(IdAllocRepository) private readonly repo: Pick<IdAllocRepository, 'findAll' | 'findRetiredWithoutRow'>,
     private readonly registry: AppRegistry,
-    /** The request path's length-read budgets (QueueRefillService.popAhead): void after a reload. */
+    /** The request path's length-read budgets (RequestPops.popAhead): void after a reload. */
     private readonly lengthReads: LengthReads = new LengthReads(),
   ) {}
 

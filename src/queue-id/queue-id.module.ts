@@ -20,11 +20,20 @@ import { QueueIdScheduler } from './queue-id.scheduler';
 import { QueueIdService } from './queue-id.service';
 import { QueueLeaseController } from './queue-lease.controller';
 import { QueueLeaseService } from './queue-lease.service';
-import { QueueRefillService } from './queue-refill.service';
 import { QueueStatus } from './queue-status';
-import { RedisQueueLists } from './redis-queue-lists';
+import { BATCH_POP_CONNECTION, createBatchPopConnection } from './redis/raw-batch-pop';
+import { RedisQueueLists } from './redis/redis-queue-lists';
+import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
+import { REDIS_CONFIG } from '../config/config-tokens';
+import { RedisConfig } from '../config/redis-config';
 import { RefillMonitor } from './refill-monitor';
-import { ReplicaAckService } from './replica-ack.service';
+import { BackgroundRefills } from './refill/background-refills';
+import { LowListSweep } from './refill/low-list-sweep';
+import { OnDemandTake } from './refill/on-demand-take';
+import { SegmentAllocation } from './refill/segment-allocation';
+import { ShardRefill } from './refill/shard-refill';
+import { RequestPops } from './request-pops';
+import { ReplicaAckService } from './redis/replica-ack.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([IdAllocEntity]), LeaseModule],
@@ -32,12 +41,17 @@ import { ReplicaAckService } from './replica-ack.service';
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
-    // Shared by the request path (QueueRefillService) and the reload that voids it (QueueConfigService).
+    // Shared by the request path (RequestPops) and the reload that voids it (QueueConfigService).
     { provide: LengthReads, useFactory: () => new LengthReads() },
     // The one naming of the queue's Redis keys (lists, markers, locks) for this KEY_PREFIX.
     { provide: QueueKeys, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new QueueKeys(config.redis.keyPrefix) },
     // The lists behind their port: the services see QueueLists, only RedisQueueLists sees Redis.
     { provide: QueueLists, useClass: RedisQueueLists },
+    {
+      provide: BATCH_POP_CONNECTION,
+      inject: [REDIS, REDIS_CONFIG, ReplicaAckService],
+      useFactory: (redis: RedisClient, config: RedisConfig, replicaAck: ReplicaAckService) => createBatchPopConnection(redis, config, replicaAck.enabled),
+    },
     {
       provide: RefillAhead,
       inject: [APP_CONFIG],
@@ -51,7 +65,12 @@ import { ReplicaAckService } from './replica-ack.service';
     IdAllocRepository,
     IdAllocHistoryRepository,
     QueueConfigService,
-    QueueRefillService,
+    SegmentAllocation,
+    ShardRefill,
+    OnDemandTake,
+    BackgroundRefills,
+    LowListSweep,
+    RequestPops,
     ReplicaAckService,
     QueueIdService,
     QueueIdScheduler,

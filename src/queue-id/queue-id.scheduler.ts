@@ -4,10 +4,10 @@ import { scheduleCron } from '../common/cron-job';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { QueueConfigService } from './queue-config.service';
-import { QueueRefillService } from './queue-refill.service';
+import { LowListSweep } from './refill/low-list-sweep';
 
 /**
- * The two background jobs of seed 001, on configurable cron expressions (`off` = none): the
+ * The queue's two background jobs, on configurable cron expressions (`off` = none): the
  * id_alloc reload (with orphan-list cleanup) and the low-list refill sweep. Both also run once at
  * start so a new instance serves at once. A tick due while the job's last run is still going is
  * skipped (cron's waitForCompletion); @nestjs/schedule stops the registered jobs at shutdown.
@@ -20,7 +20,7 @@ export class QueueIdScheduler implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly schedulerRegistry: SchedulerRegistry,
     private readonly configService: QueueConfigService,
-    private readonly refill: QueueRefillService,
+    private readonly sweep: LowListSweep,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -38,7 +38,7 @@ export class QueueIdScheduler implements OnApplicationBootstrap {
   }
 
   private async refillLow(): Promise<void> {
-    const sweep = await this.refill.refillLowShards();
+    const sweep = await this.sweep.run();
     if (sweep.refilled > 0 || sweep.failed > 0) {
       this.logger.log(
         `refill sweep: ${sweep.checked} checked, ${sweep.refilled} refilled, ${sweep.busy} busy, ` +

@@ -69,7 +69,7 @@ export function ensureBuilt(): void {
 
 /**
  * One shardleaf instance, `node <build>/test/chaos/support/service-main.js` (the service with the
- * test hooks read from TEST_REFILL_DELAY_MS / TEST_CLOCK_OFFSET_MS, see test-hooks-env.ts), on a
+ * faults read from TEST_REFILL_DELAY_MS / TEST_CLOCK_OFFSET_MS, see fault-env.ts), on a
  * fixed loopback port (kept across restarts, so its snowflake identity ip:port stays the same).
  */
 export class ServiceProcess {

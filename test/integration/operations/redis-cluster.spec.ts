@@ -2,7 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Cluster } from 'ioredis';
 import { shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { BackgroundRefills } from '../../../src/queue-id/refill/background-refills';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
 import { startService } from '../../../src/start-service';
 import { OwnRedisCluster } from '../../support/redis-server';
@@ -123,13 +123,13 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
           counts[trigger]++;
         }
       });
-      const refill = ahead.get(QueueRefillService);
+      const background = ahead.get(BackgroundRefills);
       const seen = new Set<string>();
       for (let i = 0; i < 2000; i++) {
         const res = await request(ahead, 'GET', `/api/id/6?gatePass=user-${i % 8}`, { token: null });
         expect(res.status).toBe(200);
         seen.add(res.body);
-        await refill.settled();
+        await background.settled();
       }
       expect(seen.size).toBe(2000);
       expect(counts.ahead).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
-import { claimRange, pushClaimed, pushRange } from '../../../src/queue-id/segment-push';
+import { claimRange, pushClaimed, pushRange } from '../../../src/queue-id/redis/segment-push';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
 /** A gatePass for the given shard, found by search (the hash is tested elsewhere). */

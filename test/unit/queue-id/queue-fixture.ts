@@ -1,4 +1,3 @@
-import { NO_TEST_HOOKS } from '../../../src/common/test-hooks';
 import { AppConfig } from '../../../src/config/app-config';
 import { loadConfig } from '../../../src/config/load-config';
 import { AppRegistry } from '../../../src/queue-id/core/app-registry';
@@ -8,23 +7,20 @@ import { LengthReads } from '../../../src/queue-id/core/length-reads';
 import { RefillAhead } from '../../../src/queue-id/core/refill-ahead';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
 import { QueueIdService } from '../../../src/queue-id/queue-id.service';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
+import { RefillParts, refillParts } from '../../support/refill-parts';
 import { FakeIdAlloc } from './fake-id-alloc';
 import { FakeLocks } from './fake-locks';
 import { FakeQueueLists } from './fake-queue-lists';
 
 /** The queue services wired by hand to the in-memory fakes, as QueueIdModule wires them to Redis and MySQL. */
-export interface QueueFixture {
+export interface QueueFixture extends Omit<RefillParts, 'reads'> {
   config: AppConfig;
   keys: QueueKeys;
   lists: FakeQueueLists;
   repo: FakeIdAlloc;
   locks: FakeLocks;
   registry: AppRegistry;
-  ahead: RefillAhead;
-  refill: QueueRefillService;
-  monitor: RefillMonitor;
   queueConfig: QueueConfigService;
   service: QueueIdService;
   /** Creates the 64 shard rows of an app (as the admin API does) and reloads the registry. */
@@ -57,19 +53,17 @@ export function queueFixture(env: Record<string, string> = {}): QueueFixture {
   });
   const lengthReads = new LengthReads();
   const monitor = new RefillMonitor();
-  const refill = new QueueRefillService(config, lists, keys, locks, repo, registry, NO_TEST_HOOKS, monitor, ahead, lengthReads);
+  const parts = refillParts(config.queue, { lists, keys, locks, repo, registry, monitor, ahead, reads: lengthReads });
   const queueConfig = new QueueConfigService(config, lists, keys, locks, repo, registry, lengthReads);
-  const service = new QueueIdService(registry, queueConfig, refill, lists);
+  const service = new QueueIdService(registry, queueConfig, parts.pops, parts.demand, parts.background, lists);
   return {
+    ...parts,
     config,
     keys,
     lists,
     repo,
     locks,
     registry,
-    ahead,
-    refill,
-    monitor,
     queueConfig,
     service,
     addApp: async (appId, step, maxLimitId = 0n) => {

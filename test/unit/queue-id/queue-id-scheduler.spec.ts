@@ -5,7 +5,7 @@ import { loadConfig } from '../../../src/config/load-config';
 import { APP_CONFIG } from '../../../src/config/config.module';
 import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
 import { QueueIdScheduler } from '../../../src/queue-id/queue-id.scheduler';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { LowListSweep } from '../../../src/queue-id/refill/low-list-sweep';
 import { HeldRuns } from '../../support/held-runs';
 
 /** The scheduler inside @nestjs/schedule's own module, as AppModule wires it. */
@@ -23,9 +23,9 @@ async function start(crons: Record<string, string>) {
         useValue: { reloadAndCleanUp: () => reload.run().then(() => ({ deletedLists: 0 })) },
       },
       {
-        provide: QueueRefillService,
+        provide: LowListSweep,
         useValue: {
-          refillLowShards: () => refill.run().then(() => ({ checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 })),
+          run: () => refill.run().then(() => ({ checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 })),
         },
       },
     ],

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Socket } from 'node:net';
-import { RedisUrlParts } from '../config/redis-config';
-import { RespPopReader } from './core/resp-pop-reader';
+import { RedisUrlParts } from '../../config/redis-config';
+import { RespPopReader } from './resp/resp-pop-reader';
 
 /** AUTH errors of a server that needs no password (the ioredis client ignores them too). */
 const PASSWORD_NOT_NEEDED = /no password is set|without any password configured/i;

@@ -1,4 +1,4 @@
-import { rpushRangeRequest } from '../../../src/infra/redis/resp-range';
+import { rpushRangeRequest } from '../../../src/queue-id/redis/resp/resp-encode';
 import { readResp } from '../../support/resp-reader';
 import { seededRandom } from '../../support/seeded-random';
 

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { ConnectionEpoch } from '../infra/redis/connection-epoch';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { waitVerdict } from './core/wait-verdict';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { ErrorKind, IdGenError } from '../../common/id-gen.error';
+import { ConnectionEpoch } from '../../infra/redis/connection-epoch';
+import { REDIS, RedisClient } from '../../infra/redis/redis.tokens';
+import { waitVerdict } from '../core/wait-verdict';
 
 /**
  * Redis failover protection (REDIS_WAIT_REPLICAS): popped indexes are returned only after

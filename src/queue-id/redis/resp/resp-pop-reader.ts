@@ -14,7 +14,7 @@
  * the wrong request would be a duplicate ID. An error reply (`-…`) is well framed: it fails its
  * own command only. Framework-free; chunk boundaries may fall on any byte.
  */
-import { EXACT_DIGITS, MAX_ENTRY_DIGITS } from './queue-batch';
+import { EXACT_DIGITS, MAX_ENTRY_DIGITS } from '../../core/queue-batch';
 
 /** Accepted indexes of one `LPOP key n` reply (as acceptEntries gives them). */
 export interface PoppedIndexList {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { MARKER_INDEX_LUA } from './core/push-marker';
-import { preEncodedCommand, sendPreEncoded } from '../infra/redis/pre-encoded-command';
-import { rpushRangeRequest } from '../infra/redis/resp-range';
-import { RedisClient } from '../infra/redis/redis.tokens';
+import { MARKER_INDEX_LUA } from '../core/push-marker';
+import { preEncodedCommand, sendPreEncoded } from '../../infra/redis/pre-encoded-command';
+import { rpushRangeRequest } from './resp/resp-encode';
+import { RedisClient } from '../../infra/redis/redis.tokens';
 
 /**
  * The refill push in two steps: a claim, then plain RPUSHes.
