@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Socket } from 'node:net';
 import { RedisUrlParts } from '../../config/redis-config';
+import { encodeCommand } from './resp/resp-encode';
 import { RespPopReader } from './resp/resp-pop-reader';
 
 /** AUTH errors of a server that needs no password (the ioredis client ignores them too). */
@@ -51,15 +52,6 @@ export function writeHandshake(
         onReady();
       }
     });
-    socket.write(encode(args));
+    socket.write(encodeCommand(args));
   }
-}
-
-/** A command as RESP (arguments as UTF-8). */
-function encode(args: readonly string[]): string {
-  let out = `*${args.length}\r\n`;
-  for (const a of args) {
-    out += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
-  }
-  return out;
 }

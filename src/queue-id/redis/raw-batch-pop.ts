@@ -6,8 +6,10 @@ import { RedisConfig, RedisUrlParts } from '../../config/redis-config';
 import { isDemotionReply } from '../../infra/redis/demotion-replies';
 import { REDIS_KEEPALIVE_MS, standaloneEndpoint } from '../../infra/redis/redis-client.factory';
 import { RedisClient } from '../../infra/redis/redis.tokens';
-import { PoppedIndexList, RespErrorReply, RespPopReader, RespProtocolError } from './resp/resp-pop-reader';
+import { RespPopReader } from './resp/resp-pop-reader';
+import { PoppedIndexList, RespErrorReply, RespProtocolError } from './resp/resp-bytes';
 import { writeHandshake } from './raw-batch-handshake';
+import { lpopRequest } from './resp/resp-encode';
 /** Injection token of the batch pop's own connection: a RawBatchPop, or null (createBatchPopConnection). */
 export const BATCH_POP_CONNECTION = Symbol('BATCH_POP_CONNECTION');
 
@@ -82,12 +84,7 @@ export class RawBatchPop {
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    const keyBytes = Buffer.byteLength(key);
-    const count = String(n);
-    let request = `*3\r\n$4\r\nLPOP\r\n$${keyBytes}\r\n${key}\r\n$${count.length}\r\n${count}\r\n`;
-    if (withLength) {
-      request += `*2\r\n$4\r\nLLEN\r\n$${keyBytes}\r\n${key}\r\n`;
-    }
+    const request = lpopRequest(key, n, withLength);
     return new Promise<RawPopped>((outerResolve, outerReject) => {
       // Settled once: by the reply, or by the deadline (then the connection goes, with every pop on it).
       let settled = false;

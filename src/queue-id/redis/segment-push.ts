@@ -13,7 +13,7 @@ import { RedisClient } from '../../infra/redis/redis.tokens';
  *    marker at or past `from` means this segment was claimed before (a second run of the same
  *    push) or is older than one already claimed: never push it.
  * 2. Only after the reply "claimed": `RPUSH list from … to` in chunks of PUSH_CHUNK, whose request
- *    bytes are written here (resp-range.ts) and sent through ioredis as one pre-encoded command
+ *    bytes are written here (resp/resp-encode.ts) and sent through ioredis as one pre-encoded command
  *    each (pre-encoded-command.ts). Redis spends ~1,075 instructions per entry on a plain RPUSH
  *    against ~3,600 when a Lua script makes each index a Redis string (the former single-script
  *    push), and ioredis no longer handles each index as an argument.
