@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import { AdminAppsController } from './admin/admin-apps.controller';
 import { AdminAppsService } from './admin/admin-apps.service';
 import { AppRegistry } from './core/app-registry';
@@ -13,7 +11,7 @@ import { IdAllocEntity } from './id-alloc.entity';
 import { IdAllocRepository } from './id-alloc.repository';
 import { IdAllocHistoryRepository } from './history/id-alloc-history.repository';
 import { QueueHistoryController } from './history/queue-history.controller';
-import { QueueConfigService } from './queue-config.service';
+import { AppRegistrySync } from './app-registry-sync.service';
 import { LeaseModule } from '../lease/lease.module';
 import { QueueIdController } from './queue-id.controller';
 import { QueueIdScheduler } from './queue-id.scheduler';
@@ -24,7 +22,7 @@ import { QueueStatus } from './queue-status';
 import { BATCH_POP_CONNECTION, createBatchPopConnection } from './redis/raw-batch-pop';
 import { RedisQueueLists } from './redis/redis-queue-lists';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { REDIS_CONFIG } from '../config/config-tokens';
+import { QUEUE_CONFIG, QueueConfig, REDIS_CONFIG } from '../config/config-tokens';
 import { RedisConfig } from '../config/redis-config';
 import { RefillMonitor } from './refill-monitor';
 import { BackgroundRefills } from './refill/background-refills';
@@ -41,10 +39,10 @@ import { ReplicaAckService } from './redis/replica-ack.service';
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
-    // Shared by the request path (RequestPops) and the reload that voids it (QueueConfigService).
+    // Shared by the request path (RequestPops) and the reload that voids it (AppRegistrySync).
     { provide: LengthReads, useFactory: () => new LengthReads() },
     // The one naming of the queue's Redis keys (lists, markers, locks) for this KEY_PREFIX.
-    { provide: QueueKeys, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new QueueKeys(config.redis.keyPrefix) },
+    { provide: QueueKeys, inject: [REDIS_CONFIG], useFactory: (redis: RedisConfig) => new QueueKeys(redis.keyPrefix) },
     // The lists behind their port: the services see QueueLists, only RedisQueueLists sees Redis.
     { provide: QueueLists, useClass: RedisQueueLists },
     {
@@ -54,17 +52,17 @@ import { ReplicaAckService } from './redis/replica-ack.service';
     },
     {
       provide: RefillAhead,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
+      inject: [QUEUE_CONFIG],
+      useFactory: (queue: QueueConfig) =>
         new RefillAhead({
-          idleRatio: config.queue.idleRatio,
-          targetMs: config.queue.refillTargetMs,
-          maxSize: config.queue.refillMaxSize,
+          idleRatio: queue.idleRatio,
+          targetMs: queue.refillTargetMs,
+          maxSize: queue.refillMaxSize,
         }),
     },
     IdAllocRepository,
     IdAllocHistoryRepository,
-    QueueConfigService,
+    AppRegistrySync,
     SegmentAllocation,
     ShardRefill,
     OnDemandTake,

@@ -5,7 +5,7 @@ import { acceptEntries, batchBody, queueIdOf } from './core/queue-batch';
 import { shardOf } from './core/queue-id-layout';
 import { QueueLists } from './core/queue-lists';
 import { RETRY_TIME } from './core/refill-policy';
-import { QueueConfigService } from './queue-config.service';
+import { AppRegistrySync } from './app-registry-sync.service';
 import { BackgroundRefills } from './refill/background-refills';
 import { OnDemandTake } from './refill/on-demand-take';
 import { RequestPops } from './request-pops';
@@ -23,7 +23,7 @@ export class QueueIdService {
 
   constructor(
     private readonly registry: AppRegistry,
-    private readonly configService: QueueConfigService,
+    private readonly registrySync: AppRegistrySync,
     private readonly pops: RequestPops,
     private readonly demand: OnDemandTake,
     private readonly background: BackgroundRefills,
@@ -57,7 +57,7 @@ export class QueueIdService {
   private async resolveShard(appId: number, shardId: number): Promise<ShardConfig> {
     let app = this.registry.get(appId);
     if (!app || !this.registry.isLoaded) {
-      await this.guardBackend(() => this.configService.reloadOnMiss());
+      await this.guardBackend(() => this.registrySync.reloadOnMiss());
       app = this.registry.get(appId);
     }
     if (!this.registry.isLoaded) {

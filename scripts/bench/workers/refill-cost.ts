@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   };
   const repo = new IdAllocRepository(dataSource);
   const keys = new QueueKeys(spec.keyPrefix);
-  const replicaAck = new ReplicaAckService(config, redis);
+  const replicaAck = new ReplicaAckService(config.queue, redis);
   const lists = new RedisQueueLists(redis, keys, replicaAck, createBatchPopConnection(redis, config.redis, replicaAck.enabled));
   const refill = refillParts(config.queue, { lists, keys, locks: new LockService(redis), repo, registry: new AppRegistry() }).shardRefill;
   const results: RefillCost[] = [];

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const registry = new AppRegistry();
   registry.replace(await repo.findAll());
   const keys = new QueueKeys(spec.keyPrefix);
-  const replicaAck = new ReplicaAckService(config, redis);
+  const replicaAck = new ReplicaAckService(config.queue, redis);
   const queueLists = new RedisQueueLists(redis, keys, replicaAck, createBatchPopConnection(redis, config.redis, replicaAck.enabled));
   const refill = refillParts(config.queue, { lists: queueLists, keys, locks: new LockService(redis), repo, registry }).sweep;
   const lists = registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => keys.list(app.appId, shard)));

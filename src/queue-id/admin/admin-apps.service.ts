@@ -5,7 +5,7 @@ import { RefillAhead } from '../core/refill-ahead';
 import { JS_SAFE_MAX_INDEX, SHARD_COUNT, maxIndexFor } from '../core/queue-id-layout';
 import { ShardCapacity, appCapacity, shardCapacity } from '../core/shard-capacity';
 import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../id-alloc.repository';
-import { QueueConfigService } from '../queue-config.service';
+import { AppRegistrySync } from '../app-registry-sync.service';
 import { RefillStatus, ShardRefill } from '../refill/shard-refill';
 
 export interface ShardView {
@@ -79,7 +79,7 @@ export class AdminAppsService {
   constructor(
     @Inject(IdAllocRepository) private readonly repo: AppRows,
     private readonly lists: QueueLists,
-    private readonly queueConfig: QueueConfigService,
+    private readonly queueConfig: AppRegistrySync,
     private readonly refills: ShardRefill,
     private readonly ahead: RefillAhead,
   ) {}

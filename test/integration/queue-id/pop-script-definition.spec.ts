@@ -19,7 +19,7 @@ describe('the queue lists on an auto-pipelining client', () => {
     const fresh = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
     const prefix = `test.${randomUUID()}.id.gen.`;
     const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
-    const replicaAck = new ReplicaAckService(config, fresh);
+    const replicaAck = new ReplicaAckService(config.queue, fresh);
     const lists = new RedisQueueLists(fresh, new QueueKeys(prefix), replicaAck, createBatchPopConnection(fresh, config.redis, replicaAck.enabled));
     try {
       await fresh.rpush(`${prefix}idList_1_2`, '10', '11', '12');

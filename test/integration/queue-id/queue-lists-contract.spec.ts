@@ -12,7 +12,7 @@ import { queueListsContract } from '../../unit/queue-id/queue-lists-contract';
 describe('RedisQueueLists (QueueLists on a real Redis)', () => {
   const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
   const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
-  const replicaAck = new ReplicaAckService(config, redis);
+  const replicaAck = new ReplicaAckService(config.queue, redis);
   const prefixes: string[] = [];
   const made: RedisQueueLists[] = [];
 

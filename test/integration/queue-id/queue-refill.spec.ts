@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
+import { AppRegistrySync } from '../../../src/queue-id/app-registry-sync.service';
 import { LowListSweep } from '../../../src/queue-id/refill/low-list-sweep';
 import { ShardRefill } from '../../../src/queue-id/refill/shard-refill';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
@@ -99,7 +99,7 @@ describe('queue refill, cleanup and max_limit_id', () => {
     // Removed behind the service's back: this database no longer knows the app, so its lists are
     // not known to be ours (only admin deletes leave the tombstone that allows a cleanup).
     await env.sql('DELETE FROM id_alloc WHERE app_id = 11');
-    const { deletedLists } = await app.get(QueueConfigService).reloadAndCleanUp();
+    const { deletedLists } = await app.get(AppRegistrySync).reloadAndCleanUp();
     expect(deletedLists).toBe(0);
     expect(await env.redis.llen(listKey(11, 3))).toBe(10);
     expectError(await request(app, 'GET', '/api/id/11?gatePass=a', { token: null }), 404, -2);
@@ -193,7 +193,7 @@ describe('queue refill, cleanup and max_limit_id', () => {
     expect((await request(app, 'GET', `/api/id/15?gatePass=${gp}`, { token: null })).status).toBe(200);
     // Left stored again, 20 s ago: the reload's cleanup deletes it.
     await env.redis.set(limitKey, '40', 'PX', 580_000);
-    expect(await app.get(QueueConfigService).reloadAndCleanUp()).toMatchObject({ droppedLimits: 1 });
+    expect(await app.get(AppRegistrySync).reloadAndCleanUp()).toMatchObject({ droppedLimits: 1 });
     expect(await env.redis.exists(limitKey)).toBe(0);
   });
 

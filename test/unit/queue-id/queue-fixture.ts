@@ -5,7 +5,7 @@ import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-l
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
 import { LengthReads } from '../../../src/queue-id/core/length-reads';
 import { RefillAhead } from '../../../src/queue-id/core/refill-ahead';
-import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
+import { AppRegistrySync } from '../../../src/queue-id/app-registry-sync.service';
 import { QueueIdService } from '../../../src/queue-id/queue-id.service';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
 import { RefillParts, refillParts } from '../../support/refill-parts';
@@ -21,7 +21,7 @@ export interface QueueFixture extends Omit<RefillParts, 'reads'> {
   repo: FakeIdAlloc;
   locks: FakeLocks;
   registry: AppRegistry;
-  queueConfig: QueueConfigService;
+  queueConfig: AppRegistrySync;
   service: QueueIdService;
   /** Creates the 64 shard rows of an app (as the admin API does) and reloads the registry. */
   addApp(appId: number, step: number, maxLimitId?: bigint): Promise<void>;
@@ -54,7 +54,7 @@ export function queueFixture(env: Record<string, string> = {}): QueueFixture {
   const lengthReads = new LengthReads();
   const monitor = new RefillMonitor();
   const parts = refillParts(config.queue, { lists, keys, locks, repo, registry, monitor, ahead, reads: lengthReads });
-  const queueConfig = new QueueConfigService(config, lists, keys, locks, repo, registry, lengthReads);
+  const queueConfig = new AppRegistrySync(config, lists, keys, locks, repo, registry, lengthReads);
   const service = new QueueIdService(registry, queueConfig, parts.pops, parts.demand, parts.background, lists);
   return {
     ...parts,

@@ -13,15 +13,15 @@ import { IdAllocRepository } from './id-alloc.repository';
 const MISS_RELOAD_INTERVAL_MS = 1000;
 
 /**
- * Keeps the AppRegistry in step with `id_alloc` (seed 001's updateConfigFromDb) and lets one
+ * Keeps the AppRegistry in step with `id_alloc` and lets one
  * instance at a time finish the Redis side of admin deletes. Lists are only ever deleted for
  * (app, shard) pairs this database's admin API retired (`id_alloc_retired`, no `id_alloc` row):
  * never lists it knows nothing about, which may belong to another deployment sharing the Redis
  * database and key prefix.
  */
 @Injectable()
-export class QueueConfigService {
-  private readonly logger = new Logger(QueueConfigService.name);
+export class AppRegistrySync {
+  private readonly logger = new Logger(AppRegistrySync.name);
   private inflight: Promise<void> | null = null;
   private lastMissReload = 0;
 
