@@ -1,10 +1,8 @@
 /**
  * A strict reader of the replies on the batch-pop connection (raw-batch-pop.ts): RESP2 bytes in,
- * accepted queue indexes out, without one Buffer or string per popped entry. ioredis (redis-parser)
- * spends ~200 ns per entry of an `LPOP key 1000` reply making a Buffer of it; here the digits of
- * each entry are read straight from the socket's chunk into a number, under the accept rules of
- * acceptEntries (queue-batch.ts): digits only, 1..16 of them, 16-digit entries compared exactly,
- * entries above the shard's limit dropped and flagged, the rest counted as malformed.
+ * accepted queue indexes out, without one Buffer or string per popped entry (ioredis spends ~200 ns
+ * per entry of an `LPOP key 1000` reply making a Buffer of it). This file frames the replies; a
+ * pop's entries are read into indexes by resp-index-array.ts.
  *
  * Every reply is matched, in order, with the command that expects it (`expect`). Anything that is
  * not the reply expected — a type byte that command cannot get, a line that is not a number, an
@@ -15,42 +13,30 @@
  * own command only. Framework-free; chunk boundaries may fall on any byte.
  */
 import { IndexArrayReader } from './resp-index-array';
-import { COLON, CR, DOLLAR, LF, MAX_HEADER_DIGITS, MINUS, NINE, PLUS, PoppedIndexList, RespErrorReply, RespProtocolError, STAR, ZERO } from './resp-bytes';
+import { COLON, CR, DOLLAR, Done, Expected, LF, MAX_HEADER_DIGITS, MAX_TEXT, MINUS, NINE, PLUS, POP_BULK, PoppedIndexList, RespErrorReply, RespProtocolError, STAR, ZERO } from './resp-bytes';
 
-
-type Done<T> = (err: Error | null, value?: T) => void;
-
-/** What a command waits for. */
-type Expected =
-  | { kind: 'ok'; done: Done<void> }
-  | { kind: 'int'; done: Done<number> }
-  | { kind: 'pop'; count: number; maxIndex: bigint; done: Done<PoppedIndexList> };
 
 /**
- * Not a byte: the line type of a top-level bulk reply to a pop. Redis 6.2 answers `LPOP key n` on
- * a missing key with a null bulk (`$-1`), 7.0 with a null array (`*-1`); any other bulk is refused.
+ * Where the reader is: the type byte of a top-level reply; the `$` of an array entry; a header
+ * line's digits (and sign); a `+`/`-` line's text; the LF after a line's CR; an entry's bytes;
+ * the CR after them; the LF after it.
  */
-const POP_BULK = 0x100;
-
-/** Longest error or status line kept (longer ones are cut, not refused). */
-const MAX_TEXT = 1024;
+/** The position after chunk[p] when it is `byte`; a RespProtocolError saying `message` otherwise. */
+function expectByte(chunk: Uint8Array, p: number, byte: number, message: string): number {
+  if (chunk[p] !== byte) {
+    throw new RespProtocolError(message);
+  }
+  return p + 1;
+}
 
 const enum State {
-  /** The type byte of a top-level reply. */
   Type,
-  /** The `$` of an entry of the array being read. */
   EntryType,
-  /** The digits (and sign) of a header line. */
   Number,
-  /** The text of a `+` or `-` line. */
   Text,
-  /** The LF after a line's CR. */
   LineEnd,
-  /** An entry's bytes. */
   Payload,
-  /** The CR after an entry's bytes. */
   PayloadCR,
-  /** The LF after it. */
   PayloadLF,
 }
 
@@ -132,10 +118,7 @@ export class RespPopReader {
           p = this.readText(chunk, p, end);
           break;
         case State.LineEnd:
-          if (chunk[p] !== LF) {
-            throw new RespProtocolError('expected LF after CR');
-          }
-          p++;
+          p = expectByte(chunk, p, LF, 'expected LF after CR');
           this.endLine();
           break;
         case State.Payload:
@@ -145,17 +128,11 @@ export class RespPopReader {
           }
           break;
         case State.PayloadCR:
-          if (chunk[p] !== CR) {
-            throw new RespProtocolError('an entry is longer than its length');
-          }
-          p++;
+          p = expectByte(chunk, p, CR, 'an entry is longer than its length');
           this.state = State.PayloadLF;
           break;
         case State.PayloadLF:
-          if (chunk[p] !== LF) {
-            throw new RespProtocolError('expected LF after an entry');
-          }
-          p++;
+          p = expectByte(chunk, p, LF, 'expected LF after an entry');
           this.entries.endEntry();
           this.afterEntry();
           break;
