@@ -29,6 +29,7 @@ import { BackgroundRefills } from './refill/background-refills';
 import { LowListSweep } from './refill/low-list-sweep';
 import { OnDemandTake } from './refill/on-demand-take';
 import { SegmentAllocation } from './refill/segment-allocation';
+import { ShardLock } from './refill/shard-locks';
 import { ShardRefill } from './refill/shard-refill';
 import { RequestPops } from './request-pops';
 import { ReplicaAckService } from './redis/replica-ack.service';
@@ -64,6 +65,7 @@ import { ReplicaAckService } from './redis/replica-ack.service';
     IdAllocHistoryRepository,
     AppRegistrySync,
     SegmentAllocation,
+    ShardLock,
     ShardRefill,
     OnDemandTake,
     BackgroundRefills,

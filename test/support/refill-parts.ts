@@ -9,7 +9,7 @@ import { BackgroundRefills } from '../../src/queue-id/refill/background-refills'
 import { LowListSweep } from '../../src/queue-id/refill/low-list-sweep';
 import { OnDemandTake } from '../../src/queue-id/refill/on-demand-take';
 import { SegmentAllocation, SegmentAllocator } from '../../src/queue-id/refill/segment-allocation';
-import { ShardLocks } from '../../src/queue-id/refill/shard-locks';
+import { ShardLock, ShardLocks } from '../../src/queue-id/refill/shard-locks';
 import { ShardRefill } from '../../src/queue-id/refill/shard-refill';
 import { RequestPops } from '../../src/queue-id/request-pops';
 
@@ -43,16 +43,17 @@ export function refillParts(queue: QueueConfig, deps: RefillDeps): RefillParts {
   const ahead = deps.ahead ?? new RefillAhead({ idleRatio: queue.idleRatio, targetMs: queue.refillTargetMs, maxSize: queue.refillMaxSize });
   const reads = deps.reads ?? new LengthReads();
   const segments = new SegmentAllocation(lists, keys, repo, registry, monitor, ahead);
-  const shardRefill = new ShardRefill(queue, keys, locks, lists, segments);
+  const lock = new ShardLock(queue, keys, locks);
+  const shardRefill = new ShardRefill(lock, lists, segments);
   return {
     ahead,
     monitor,
     reads,
     segments,
     shardRefill,
-    demand: new OnDemandTake(queue, keys, locks, lists, segments),
+    demand: new OnDemandTake(lock, lists, segments),
     background: new BackgroundRefills(shardRefill, segments, ahead, monitor),
-    sweep: new LowListSweep(queue, lists, registry, ahead, shardRefill),
+    sweep: new LowListSweep(lists, registry, ahead, shardRefill, queue),
     pops: new RequestPops(queue, lists, reads, ahead),
   };
 }

@@ -37,11 +37,11 @@ export class LowListSweep {
   private readonly logger = new Logger(LowListSweep.name);
 
   constructor(
-    @Inject(QUEUE_CONFIG) private readonly queue: QueueConfig,
     private readonly lists: QueueLists,
     private readonly registry: AppRegistry,
     private readonly ahead: RefillAhead,
     private readonly refills: ShardRefill,
+    @Inject(QUEUE_CONFIG) private readonly queue: QueueConfig,
   ) {}
 
   async run(): Promise<SweepCounts> {

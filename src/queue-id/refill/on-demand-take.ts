@@ -1,12 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { QUEUE_CONFIG, QueueConfig } from '../../config/config-tokens';
-import { LockService } from '../../infra/redis/lock.service';
-import { QueueKeys } from '../core/queue-keys';
+import { Injectable } from '@nestjs/common';
 import { QueueLists } from '../core/queue-lists';
 import { ShardRef } from '../core/shard-ref';
 import { SingleFlight } from '../core/single-flight';
 import { SegmentAllocation } from './segment-allocation';
-import { LOCK_RETRY_DELAY_MS, ShardLocks, withShardLock } from './shard-locks';
+import { ShardLock } from './shard-locks';
 
 export interface TakeResult {
   /**
@@ -40,17 +37,10 @@ export class OnDemandTake {
   /** On-demand refills without the lock: one per shard at a time on this instance. */
   private readonly unlocked = new SingleFlight();
 
-  constructor(
-    @Inject(QUEUE_CONFIG) private readonly queue: QueueConfig,
-    private readonly keys: QueueKeys,
-    @Inject(LockService) private readonly locks: ShardLocks,
-    private readonly lists: QueueLists,
-    private readonly segments: SegmentAllocation,
-  ) {}
+  constructor(private readonly lock: ShardLock, private readonly lists: QueueLists, private readonly segments: SegmentAllocation) {}
 
   async take(shard: ShardRef, wanted: number): Promise<TakeResult> {
-    const retries = Math.ceil(this.queue.demandLockWaitMs / LOCK_RETRY_DELAY_MS);
-    const outcome = await withShardLock(this.locks, this.keys, this.queue, shard, retries, () => this.takeOnce(shard, true, wanted));
+    const outcome = await this.lock.run(shard, this.lock.demandRetries, () => this.takeOnce(shard, true, wanted));
     if (outcome.acquired) {
       return outcome.value;
     }

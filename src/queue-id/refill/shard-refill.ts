@@ -1,12 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { QUEUE_CONFIG, QueueConfig } from '../../config/config-tokens';
-import { LockService } from '../../infra/redis/lock.service';
-import { QueueKeys } from '../core/queue-keys';
+import { Injectable, Logger } from '@nestjs/common';
 import { QueueLists } from '../core/queue-lists';
 import { ShardRef, describeShard } from '../core/shard-ref';
 import { RefillTrigger } from '../refill-monitor';
 import { SegmentAllocation } from './segment-allocation';
-import { ShardLocks, withShardLock } from './shard-locks';
+import { ShardLock } from './shard-locks';
 
 /** `refused`: both segments allocated were refused by the list's marker (gaps); the list is as it was. */
 export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing' | 'refused';
@@ -39,17 +36,11 @@ export interface RefillRequest {
 export class ShardRefill {
   private readonly logger = new Logger(ShardRefill.name);
 
-  constructor(
-    @Inject(QUEUE_CONFIG) private readonly queue: QueueConfig,
-    private readonly keys: QueueKeys,
-    @Inject(LockService) private readonly locks: ShardLocks,
-    private readonly lists: QueueLists,
-    private readonly segments: SegmentAllocation,
-  ) {}
+  constructor(private readonly lock: ShardLock, private readonly lists: QueueLists, private readonly segments: SegmentAllocation) {}
 
   /** Refills one shard under its lock. Throws on Redis/DB failure. */
   async refill(shard: ShardRef, req: RefillRequest): Promise<RefillResult> {
-    const outcome = await withShardLock(this.locks, this.keys, this.queue, shard, req.lockRetries, () => this.refillLocked(shard, req));
+    const outcome = await this.lock.run(shard, req.lockRetries, () => this.refillLocked(shard, req));
     return outcome.acquired ? outcome.value : { status: 'busy', pushed: 0 };
   }
 

@@ -47,7 +47,8 @@ export function ensureBuilt(): void {
   const info = join(BUILD_DIR, 'tsbuildinfo');
   const built = existsSync(MAIN) && existsSync(info) ? statSync(info).mtimeMs : 0;
   // packages/client/src: the server compiles the client's java-hash.ts from source.
-  const sources = ['src', 'migrations', join('packages', 'client', 'src'), join('test', 'chaos', 'support')].map((dir) =>
+  // test/support: the provider replacements the entry point compiles in (provider-overrides.ts).
+  const sources = ['src', 'migrations', join('packages', 'client', 'src'), join('test', 'chaos', 'support'), join('test', 'support')].map((dir) =>
     newestMtime(join(ROOT, dir)),
   );
   if (Math.max(...sources) < built) {
