@@ -29,7 +29,7 @@ import { BackgroundRefills } from './refill/background-refills';
 import { LowListSweep } from './refill/low-list-sweep';
 import { OnDemandTake } from './refill/on-demand-take';
 import { SegmentAllocation } from './refill/segment-allocation';
-import { ShardLock } from './refill/shard-locks';
+import { QueueLocks } from './queue-locks';
 import { ShardRefill } from './refill/shard-refill';
 import { RequestPops } from './request-pops';
 import { ReplicaAckService } from './redis/replica-ack.service';
@@ -65,7 +65,7 @@ import { ReplicaAckService } from './redis/replica-ack.service';
     IdAllocHistoryRepository,
     AppRegistrySync,
     SegmentAllocation,
-    ShardLock,
+    QueueLocks,
     ShardRefill,
     OnDemandTake,
     BackgroundRefills,

@@ -9,7 +9,7 @@ import { BackgroundRefills } from '../../src/queue-id/refill/background-refills'
 import { LowListSweep } from '../../src/queue-id/refill/low-list-sweep';
 import { OnDemandTake } from '../../src/queue-id/refill/on-demand-take';
 import { SegmentAllocation, SegmentAllocator } from '../../src/queue-id/refill/segment-allocation';
-import { ShardLock, ShardLocks } from '../../src/queue-id/refill/shard-locks';
+import { QueueLocks, ShardLocks } from '../../src/queue-id/queue-locks';
 import { ShardRefill } from '../../src/queue-id/refill/shard-refill';
 import { RequestPops } from '../../src/queue-id/request-pops';
 
@@ -43,7 +43,7 @@ export function refillParts(queue: QueueConfig, deps: RefillDeps): RefillParts {
   const ahead = deps.ahead ?? new RefillAhead({ idleRatio: queue.idleRatio, targetMs: queue.refillTargetMs, maxSize: queue.refillMaxSize });
   const reads = deps.reads ?? new LengthReads();
   const segments = new SegmentAllocation(lists, keys, repo, registry, monitor, ahead);
-  const lock = new ShardLock(queue, keys, locks);
+  const lock = new QueueLocks(queue, keys, locks);
   const shardRefill = new ShardRefill(lock, lists, segments);
   return {
     ahead,

@@ -3,7 +3,7 @@ import { QueueLists } from '../core/queue-lists';
 import { ShardRef } from '../core/shard-ref';
 import { SingleFlight } from '../core/single-flight';
 import { SegmentAllocation } from './segment-allocation';
-import { ShardLock } from './shard-locks';
+import { QueueLocks } from '../queue-locks';
 
 export interface TakeResult {
   /**
@@ -37,10 +37,10 @@ export class OnDemandTake {
   /** On-demand refills without the lock: one per shard at a time on this instance. */
   private readonly unlocked = new SingleFlight();
 
-  constructor(private readonly lock: ShardLock, private readonly lists: QueueLists, private readonly segments: SegmentAllocation) {}
+  constructor(private readonly lock: QueueLocks, private readonly lists: QueueLists, private readonly segments: SegmentAllocation) {}
 
   async take(shard: ShardRef, wanted: number): Promise<TakeResult> {
-    const outcome = await this.lock.run(shard, this.lock.demandRetries, () => this.takeOnce(shard, true, wanted));
+    const outcome = await this.lock.shard(shard, this.lock.demandRetries, () => this.takeOnce(shard, true, wanted));
     if (outcome.acquired) {
       return outcome.value;
     }

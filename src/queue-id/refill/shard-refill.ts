@@ -3,7 +3,7 @@ import { QueueLists } from '../core/queue-lists';
 import { ShardRef, describeShard } from '../core/shard-ref';
 import { RefillTrigger } from '../refill-monitor';
 import { SegmentAllocation } from './segment-allocation';
-import { ShardLock } from './shard-locks';
+import { QueueLocks } from '../queue-locks';
 
 /** `refused`: both segments allocated were refused by the list's marker (gaps); the list is as it was. */
 export type RefillStatus = 'refilled' | 'sufficient' | 'busy' | 'exhausted' | 'missing' | 'refused';
@@ -36,11 +36,11 @@ export interface RefillRequest {
 export class ShardRefill {
   private readonly logger = new Logger(ShardRefill.name);
 
-  constructor(private readonly lock: ShardLock, private readonly lists: QueueLists, private readonly segments: SegmentAllocation) {}
+  constructor(private readonly lock: QueueLocks, private readonly lists: QueueLists, private readonly segments: SegmentAllocation) {}
 
   /** Refills one shard under its lock. Throws on Redis/DB failure. */
   async refill(shard: ShardRef, req: RefillRequest): Promise<RefillResult> {
-    const outcome = await this.lock.run(shard, req.lockRetries, () => this.refillLocked(shard, req));
+    const outcome = await this.lock.shard(shard, req.lockRetries, () => this.refillLocked(shard, req));
     return outcome.acquired ? outcome.value : { status: 'busy', pushed: 0 };
   }
 

@@ -7,6 +7,7 @@ import { LengthReads } from '../../../src/queue-id/core/length-reads';
 import { RefillAhead } from '../../../src/queue-id/core/refill-ahead';
 import { AppRegistrySync } from '../../../src/queue-id/app-registry-sync.service';
 import { QueueIdService } from '../../../src/queue-id/queue-id.service';
+import { QueueLocks } from '../../../src/queue-id/queue-locks';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
 import { RefillParts, refillParts } from '../../support/refill-parts';
 import { FakeIdAlloc } from './fake-id-alloc';
@@ -54,7 +55,7 @@ export function queueFixture(env: Record<string, string> = {}): QueueFixture {
   const lengthReads = new LengthReads();
   const monitor = new RefillMonitor();
   const parts = refillParts(config.queue, { lists, keys, locks, repo, registry, monitor, ahead, reads: lengthReads });
-  const queueConfig = new AppRegistrySync(config, lists, keys, locks, repo, registry, lengthReads);
+  const queueConfig = new AppRegistrySync(config.redis, lists, new QueueLocks(config.queue, keys, locks), repo, registry, lengthReads);
   const service = new QueueIdService(registry, queueConfig, parts.pops, parts.demand, parts.background, lists);
   return {
     ...parts,

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ErrorKind } from '../../../src/common/id-gen.error';
 import { MAX_INDEX, composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
 import { ShardRefill, RefillRequest } from '../../../src/queue-id/refill/shard-refill';
-import { ShardLock } from '../../../src/queue-id/refill/shard-locks';
+import { QueueLocks } from '../../../src/queue-id/queue-locks';
 import { heldSegmentAllocation } from '../../support/held-allocations';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
 import { errorKindOf, flush, queueFixture, span } from './queue-fixture';
@@ -252,7 +252,7 @@ describe('the refill: ShardRefill, OnDemandTake, LowListSweep (in-memory lists, 
     await f.addApp(APP, 10);
     const Held = heldSegmentAllocation(1500);
     const segments = new Held(f.lists, f.keys, f.repo, f.registry, new RefillMonitor(), f.ahead);
-    const held = new ShardRefill(new ShardLock(f.config.queue, f.keys, f.locks), f.lists, segments);
+    const held = new ShardRefill(new QueueLocks(f.config.queue, f.keys, f.locks), f.lists, segments);
     jest.useFakeTimers();
     const refill = held.refill({ appId: APP, shardId: SHARD }, ONCE);
     await flush();
