@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ShutdownDeadline } from './common/shutdown-deadline';
-import { TestHooks, TestHooksModule } from './common/test-hooks';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -19,13 +18,11 @@ import { QueueIdModule } from './queue-id/queue-id.module';
 
 @Module({})
 export class AppModule {
-  /** `testHooks`: fault injection for the tests only (common/test-hooks.ts); off in production. */
-  static forRoot(config: AppConfig, testHooks: TestHooks): DynamicModule {
+  static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        TestHooksModule.forRoot(testHooks),
         ScheduleModule.forRoot(),
         DatabaseModule,
         RedisModule,

@@ -1,3 +1,4 @@
+import { DynamicModule, NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Logger as PinoLogger } from 'pino';
 import type { FastifyReply } from 'fastify';
@@ -6,24 +7,29 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { serveDirect } from './common/direct-routes/serve-direct';
 import { ErrorFilter, sendError } from './common/error.filter';
-import { NO_TEST_HOOKS, TestHooks } from './common/test-hooks';
 import { installJsonBodyParser } from './common/json-body-parser';
 import { ShutdownDeadline } from './common/shutdown-deadline';
 import { installShutdownGate } from './common/shutdown-gate';
 import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from './logging/pino-logger';
 import { setupOpenApi } from './openapi/openapi.setup';
 
+/** Turns the root module into the application on the given adapter. */
+export type AppCompiler = (root: DynamicModule, adapter: FastifyAdapter, options: NestApplicationOptions) => Promise<NestFastifyApplication>;
+
+/** The production compiler: NestFactory.create. */
+export const compileApp: AppCompiler = (root, adapter, options) => NestFactory.create<NestFastifyApplication>(root, adapter, options);
+
 /**
  * Builds the Nest application on Fastify (not yet listening). Used by start-service.ts and by the
- * tests, so tests run exactly the production wiring. `testHooks` is for tests only (main.ts never
- * passes it): fault injection such as a delayed refill or a shifted snowflake clock.
- * `rootLogger`: the pino logger every line of the app goes through (start-service.ts passes its
- * own, so the process has one stream to stdout; a new one on stdout unless given).
+ * tests, so tests run exactly the production wiring. `rootLogger`: the pino logger every line of the app goes through (start-service.ts passes its
+ * own, so the process has one stream to stdout; a new one on stdout unless given). `compile`:
+ * how the root module becomes the application (NestFactory.create unless given; a caller may
+ * compile it with providers replaced, as Nest's testing module does).
  */
 export async function createApp(
   config: AppConfig,
-  testHooks: TestHooks = NO_TEST_HOOKS,
   rootLogger: PinoLogger = createRootLogger(config.log.level),
+  compile: AppCompiler = compileApp,
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     ...fastifyLogOptions(config.log.level, rootLogger),
@@ -38,7 +44,7 @@ export async function createApp(
     // Requests arriving while closing get our JSON 503 from the shutdown gate instead.
     return503OnClosing: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, testHooks), adapter, {
+  const app = await compile(AppModule.forRoot(config), adapter, {
     // Structured JSON lines (pino); no per-request line unless LOG_LEVEL is debug or verbose.
     logger: new PinoNestLogger(rootLogger),
     bufferLogs: false,

@@ -1,8 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
-import { createApp } from './bootstrap';
+import { AppCompiler, createApp } from './bootstrap';
 import { StartAbandoned, StartSignals } from './common/start-signals';
-import { NO_TEST_HOOKS, TestHooks } from './common/test-hooks';
 import { AppConfig } from './config/app-config';
 import { BackendStartError, checkBackendsAtStart } from './infra/backend-start-check';
 import { backendAddress } from './infra/backend-words';
@@ -10,8 +9,8 @@ import { createRootLogger } from './logging/pino-logger';
 import { SnowflakeStatus } from './snowflake/snowflake-status';
 
 export interface StartOptions {
-  /** Fault injection of the fault suite's service processes; never set by main.ts. */
-  testHooks?: TestHooks;
+  /** How the root module becomes the application (bootstrap.ts's compileApp unless given). */
+  compile?: AppCompiler;
   /** Where the JSON log lines go; stdout unless given. */
   logDestination?: DestinationStream;
 }
@@ -32,7 +31,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   const signals = StartSignals.install(config.shutdownTimeoutMs);
   try {
     await checkBackendsAtStart(config);
-    app = await createApp(config, options.testHooks ?? NO_TEST_HOOKS, rootLogger);
+    app = await createApp(config, rootLogger, options.compile);
     signals.remove();
     if (signals.held !== null) {
       throw new StartAbandoned(signals.held);

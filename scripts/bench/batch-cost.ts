@@ -15,8 +15,8 @@ import Redis from 'ioredis';
 import { acceptEntries, batchBody } from '../../src/queue-id/core/queue-batch';
 import { composeQueueId, parseQueueEntry } from '../../src/queue-id/core/queue-id-layout';
 import { redisUrlParts } from '../../src/config/redis-config';
-import { popWithLength } from '../../src/queue-id/pop-with-length';
-import { RawBatchPop } from '../../src/queue-id/raw-batch-pop';
+import { popWithLength } from '../../src/queue-id/redis/pop-with-length';
+import { RawBatchPop } from '../../src/queue-id/redis/raw-batch-pop';
 
 const N = 1000;
 const KEY = 'bench:batch-cost';

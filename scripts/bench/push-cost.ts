@@ -10,7 +10,7 @@
  */
 import Redis from 'ioredis';
 import { startPrivateRedis } from './lib/private-redis';
-import { pushRange } from '../../src/queue-id/segment-push';
+import { pushRange } from '../../src/queue-id/redis/segment-push';
 
 const N = BigInt(process.argv[2] ?? 100_000);
 const TRIES = Number(process.argv[3] ?? 9);

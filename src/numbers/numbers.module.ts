@@ -4,7 +4,7 @@ import { NumberAdminService } from './number-admin.service';
 import { NumberController } from './number.controller';
 import { NumberClockCheck } from './number-clock-check';
 import { NumberFormatRepository } from './number-format.repository';
-import { numberGeneratorProvider } from './number-generator.provider';
+import { numberClockProvider, numberGeneratorProvider } from './number-generator.provider';
 import { NumberMonitor } from './number-monitor';
 import { NumberSequenceRepository } from './number-sequence.repository';
 import { NumberShutdown } from './number-shutdown';
@@ -17,6 +17,7 @@ import { NumberStatus } from './number-status';
     { provide: NumberMonitor, useFactory: () => new NumberMonitor() },
     NumberSequenceRepository,
     NumberFormatRepository,
+    numberClockProvider,
     numberGeneratorProvider,
     NumberAdminService,
     NumberStatus,

@@ -29,7 +29,7 @@ interface ProcedureRow {
  * index ranges, never past the index limit implied by `max_limit_id`.
  *
  * One round trip: `CALL shardleaf_id_alloc_next(…)` runs that transaction inside the server. When
- * the procedure (or its history table) is missing — the seed's own DDL, not migrated; a migration
+ * the procedure (or its history table) is missing — a database created by hand, not migrated; a migration
  * replacing the procedure with DROP then CREATE — the same transaction is sent statement by
  * statement, with the history row when its table exists, and the procedure is tried again a
  * minute later (never given up for good).

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** A row of `id_alloc` (seed 001): one per (app, shard). BIGINTs are strings, never numbers. */
+/** A row of `id_alloc`: one per (app, shard). BIGINTs are strings, never numbers. */
 @Entity({ name: 'id_alloc' })
 export class IdAllocEntity {
   @PrimaryColumn({ name: 'app_id', type: 'int' })

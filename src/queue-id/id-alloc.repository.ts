@@ -88,7 +88,7 @@ export class IdAllocRepository {
   }
 
   /**
-   * Inserts the app's missing shard rows (seed's alloc_initData: max_id 0, so the first index is
+   * Inserts the app's missing shard rows (max_id 0, so the first index is
    * 1), except that a shard retired by an earlier delete starts at its retired max_id: a
    * re-created app resumes above every index it ever allocated. One transaction that first locks
    * the app's id_alloc rows (or, when there are none, the gap where they would go) and then reads

@@ -1,6 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { QUEUE_CONFIG, QueueConfig } from '../config/config-tokens';
 import { DirectRoute } from '../common/direct-routes/direct-route.decorator';
 import { parseCount, parseIntParam, parseRequiredString } from '../common/input';
 import { MAX_APP_ID } from './core/queue-id-layout';
@@ -15,7 +14,7 @@ interface JsonReply {
 @Controller('api/id')
 export class QueueIdController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(QUEUE_CONFIG) private readonly queue: QueueConfig,
     private readonly service: QueueIdService,
   ) {}
 
@@ -28,8 +27,8 @@ export class QueueIdController {
     @Res({ passthrough: true }) reply: JsonReply,
   ): Promise<string | Buffer> {
     const appId = parseIntParam('appId', appIdRaw, 0, MAX_APP_ID);
-    const gatePass = parseRequiredString('gatePass', query.gatePass, this.config.queue.gatePassMaxLength);
-    const count = parseCount(query.count, this.config.queue.maxBatch);
+    const gatePass = parseRequiredString('gatePass', query.gatePass, this.queue.gatePassMaxLength);
+    const count = parseCount(query.count, this.queue.maxBatch);
     if (count === undefined) {
       return (await this.service.get(appId, gatePass, 1))[0].toString();
     }

@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import { AdminAppsController } from './admin/admin-apps.controller';
 import { AdminAppsService } from './admin/admin-apps.service';
 import { AppRegistry } from './core/app-registry';
@@ -13,19 +11,29 @@ import { IdAllocEntity } from './id-alloc.entity';
 import { IdAllocRepository } from './id-alloc.repository';
 import { IdAllocHistoryRepository } from './history/id-alloc-history.repository';
 import { QueueHistoryController } from './history/queue-history.controller';
-import { QueueConfigService } from './queue-config.service';
+import { AppRegistrySync } from './app-registry-sync.service';
 import { LeaseModule } from '../lease/lease.module';
 import { QueueIdController } from './queue-id.controller';
 import { QueueIdScheduler } from './queue-id.scheduler';
 import { QueueIdService } from './queue-id.service';
 import { QueueLeaseController } from './queue-lease.controller';
 import { QueueLeaseService } from './queue-lease.service';
-import { QueueRefillService } from './queue-refill.service';
 import { QueueStatus } from './queue-status';
 import { QueueStatePort, QueueStateReader } from './queue-state.port';
-import { RedisQueueLists } from './redis-queue-lists';
+import { BATCH_POP_CONNECTION, createBatchPopConnection } from './redis/raw-batch-pop';
+import { RedisQueueLists } from './redis/redis-queue-lists';
+import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
+import { QUEUE_CONFIG, QueueConfig, REDIS_CONFIG } from '../config/config-tokens';
+import { RedisConfig } from '../config/redis-config';
 import { RefillMonitor } from './refill-monitor';
-import { ReplicaAckService } from './replica-ack.service';
+import { BackgroundRefills } from './refill/background-refills';
+import { LowListSweep } from './refill/low-list-sweep';
+import { OnDemandTake } from './refill/on-demand-take';
+import { SegmentAllocation } from './refill/segment-allocation';
+import { QueueLocks } from './queue-locks';
+import { ShardRefill } from './refill/shard-refill';
+import { RequestPops } from './request-pops';
+import { ReplicaAckService } from './redis/replica-ack.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([IdAllocEntity]), LeaseModule],
@@ -33,26 +41,37 @@ import { ReplicaAckService } from './replica-ack.service';
   providers: [
     { provide: AppRegistry, useFactory: () => new AppRegistry() },
     { provide: RefillMonitor, useFactory: () => new RefillMonitor() },
-    // Shared by the request path (QueueRefillService) and the reload that voids it (QueueConfigService).
+    // Shared by the request path (RequestPops) and the reload that voids it (AppRegistrySync).
     { provide: LengthReads, useFactory: () => new LengthReads() },
     // The one naming of the queue's Redis keys (lists, markers, locks) for this KEY_PREFIX.
-    { provide: QueueKeys, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new QueueKeys(config.redis.keyPrefix) },
+    { provide: QueueKeys, inject: [REDIS_CONFIG], useFactory: (redis: RedisConfig) => new QueueKeys(redis.keyPrefix) },
     // The lists behind their port: the services see QueueLists, only RedisQueueLists sees Redis.
     { provide: QueueLists, useClass: RedisQueueLists },
     {
+      provide: BATCH_POP_CONNECTION,
+      inject: [REDIS, REDIS_CONFIG, ReplicaAckService],
+      useFactory: (redis: RedisClient, config: RedisConfig, replicaAck: ReplicaAckService) => createBatchPopConnection(redis, config, replicaAck.enabled),
+    },
+    {
       provide: RefillAhead,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
+      inject: [QUEUE_CONFIG],
+      useFactory: (queue: QueueConfig) =>
         new RefillAhead({
-          idleRatio: config.queue.idleRatio,
-          targetMs: config.queue.refillTargetMs,
-          maxSize: config.queue.refillMaxSize,
+          idleRatio: queue.idleRatio,
+          targetMs: queue.refillTargetMs,
+          maxSize: queue.refillMaxSize,
         }),
     },
     IdAllocRepository,
     IdAllocHistoryRepository,
-    QueueConfigService,
-    QueueRefillService,
+    AppRegistrySync,
+    SegmentAllocation,
+    QueueLocks,
+    ShardRefill,
+    OnDemandTake,
+    BackgroundRefills,
+    LowListSweep,
+    RequestPops,
     ReplicaAckService,
     QueueIdService,
     QueueIdScheduler,

@@ -5,14 +5,16 @@ import { acceptEntries, batchBody, queueIdOf } from './core/queue-batch';
 import { shardOf } from './core/queue-id-layout';
 import { QueueLists } from './core/queue-lists';
 import { RETRY_TIME } from './core/refill-policy';
-import { QueueConfigService } from './queue-config.service';
-import { QueueRefillService } from './queue-refill.service';
+import { AppRegistrySync } from './app-registry-sync.service';
+import { BackgroundRefills } from './refill/background-refills';
+import { OnDemandTake } from './refill/on-demand-take';
+import { RequestPops } from './request-pops';
 
 /**
- * The request path of seed 001: gatePass → shard, one LPOP (with a count for batches); a short
- * list is refilled now, under the shard's lock, at most RETRY_TIME times. With refill-ahead on
- * (QUEUE_REFILL_AHEAD) the pop also reads the list's length, and a pop that leaves it at or below
- * the shard's threshold starts one background refill (QueueRefillService.afterPop). The lists
+ * The request path: gatePass → shard, one LPOP (with a count for batches); a short list is
+ * refilled now, under the shard's lock, at most RETRY_TIME times (OnDemandTake). With refill-ahead
+ * on (QUEUE_REFILL_AHEAD) the pop also reads the list's length (RequestPops), and a pop that leaves
+ * it at or below the shard's threshold starts one background refill (BackgroundRefills). The lists
  * are behind the QueueLists port (core/queue-lists.ts): this service never talks to Redis itself.
  */
 @Injectable()
@@ -21,8 +23,10 @@ export class QueueIdService {
 
   constructor(
     private readonly registry: AppRegistry,
-    private readonly configService: QueueConfigService,
-    private readonly refill: QueueRefillService,
+    private readonly registrySync: AppRegistrySync,
+    private readonly pops: RequestPops,
+    private readonly demand: OnDemandTake,
+    private readonly background: BackgroundRefills,
     private readonly lists: QueueLists,
   ) {}
 
@@ -53,7 +57,7 @@ export class QueueIdService {
   private async resolveShard(appId: number, shardId: number): Promise<ShardConfig> {
     let app = this.registry.get(appId);
     if (!app || !this.registry.isLoaded) {
-      await this.guardBackend(() => this.configService.reloadOnMiss());
+      await this.guardBackend(() => this.registrySync.reloadOnMiss());
       app = this.registry.get(appId);
     }
     if (!this.registry.isLoaded) {
@@ -80,13 +84,13 @@ export class QueueIdService {
       if (lists.confirmsPops) {
         // REDIS_WAIT_REPLICAS: the pop (and LLEN) and its WAIT in one round trip on one connection.
         let popped: Uint8Array[];
-        ({ entries: popped, length } = await lists.popConfirmed(appId, shardId, count, this.refill.aheadEnabled));
+        ({ entries: popped, length } = await lists.popConfirmed(appId, shardId, count, this.pops.aheadEnabled));
         exhausted = this.accept(popped, shard, out, appId, shardId);
       } else if (count > 1) {
         // A batch: a plain `LPOP key n` (and LLEN with refill ahead; no script: popping inside Lua
         // costs Redis 5–9× more CPU per entry), read straight into indexes (QueueLists.popIndexes).
-        const popped = this.refill.aheadEnabled
-          ? await this.refill.popAheadBatch(appId, shardId, shard.step, count, shard.maxIndex)
+        const popped = this.pops.aheadEnabled
+          ? await this.pops.popAheadBatch({ appId, shardId }, shard.step, count, shard.maxIndex)
           : await lists.popIndexes(appId, shardId, count, shard.maxIndex, false);
         out = popped.indexes;
         length = popped.length;
@@ -96,8 +100,8 @@ export class QueueIdService {
         // A single get pops plainly while the shard's length-read budget lasts, else with the
         // one-round-trip script (length -1: not read).
         let popped: Uint8Array[];
-        if (this.refill.aheadEnabled) {
-          ({ entries: popped, length } = await this.refill.popAhead(appId, shardId, shard.step));
+        if (this.pops.aheadEnabled) {
+          ({ entries: popped, length } = await this.pops.popAhead({ appId, shardId }, shard.step));
         } else {
           popped = await lists.pop(appId, shardId, 1);
         }
@@ -108,14 +112,14 @@ export class QueueIdService {
     }
     if (length >= 0 && out.length === count) {
       // Refill ahead: a pop that left the list low starts one background refill; this request goes on.
-      this.refill.afterPop(appId, shardId, shard.step, length);
+      this.background.afterPop({ appId, shardId }, shard.step, length);
     }
     // Pops of the on-demand refill below are confirmed at the end, on the connection of this epoch.
     const demandMark = out.length < count && lists.confirmsPops ? lists.confirmMark() : 0;
     let demanded = false;
     for (let attempt = 0; out.length < count && !exhausted && attempt < RETRY_TIME; attempt++) {
       demanded = true;
-      const result = await this.guardBackend(() => this.refill.takeOnDemand(appId, shardId, count - out.length));
+      const result = await this.guardBackend(() => this.demand.take({ appId, shardId }, count - out.length));
       if (result.status === 'missing') {
         throw new IdGenError(ErrorKind.QueueShardNotFound, `appId ${appId} has no shard ${shardId} any more`);
       }

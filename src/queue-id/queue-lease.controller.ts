@@ -1,8 +1,7 @@
 import { Controller, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
 import { parseIntParam, parseRequiredString } from '../common/input';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { QUEUE_CONFIG, QueueConfig } from '../config/config-tokens';
 import { MAX_LEASE_COUNT, parseLeaseCount } from '../lease/lease-input';
 import { MAX_APP_ID } from './core/queue-id-layout';
 import { QueueLeaseService } from './queue-lease.service';
@@ -21,7 +20,7 @@ export interface QueueLeaseBody {
 @Controller('api/id')
 export class QueueLeaseController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(QUEUE_CONFIG) private readonly queue: QueueConfig,
     private readonly service: QueueLeaseService,
   ) {}
 
@@ -43,7 +42,7 @@ export class QueueLeaseController {
   @ApiQuery({ name: 'count', required: true, description: `indexes wanted, 1..${MAX_LEASE_COUNT} (rounded up to whole steps)` })
   async lease(@Param('appId') appIdRaw: string, @Query() query: Record<string, unknown>): Promise<QueueLeaseBody> {
     const appId = parseIntParam('appId', appIdRaw, 0, MAX_APP_ID);
-    const gatePass = parseRequiredString('gatePass', query.gatePass, this.config.queue.gatePassMaxLength);
+    const gatePass = parseRequiredString('gatePass', query.gatePass, this.queue.gatePassMaxLength);
     const count = parseLeaseCount(query.count);
     const lease = await this.service.lease(appId, gatePass, count);
     return {

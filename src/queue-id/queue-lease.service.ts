@@ -6,7 +6,7 @@ import { QueueKeys } from './core/queue-keys';
 import { QueueLists } from './core/queue-lists';
 import { IdAllocRepository } from './id-alloc.repository';
 import { RefillMonitor } from './refill-monitor';
-import { SegmentClaims } from './segment-claims';
+import { SegmentClaims } from './refill/segment-claims';
 
 /** Allocations of one lease: a range refused by the marker moves the row past it, so the second lands above. */
 const ATTEMPTS = 2;

@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { TEST_HOOKS, TestHooks } from '../common/test-hooks';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { Clock, offsetClock, systemClock } from './core/clock';
+import { Clock, systemClock } from './core/clock';
 import { PeerClockService } from './peer-clock.service';
 import { createRegistry } from './registry.factory';
 import { SnowflakeAdminController } from './snowflake-admin.controller';
@@ -12,29 +11,25 @@ import { SnowflakeService } from './snowflake.service';
 import { SnowflakeStatus } from './snowflake-status';
 import { SnowflakeClockWaits } from './clock-waits';
 import { SnowflakeReports } from './snowflake-reports';
-import { SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
-
-/** The system clock, or (a test hook, never set in production) one that is behind or ahead. */
-function baseClock(hooks: TestHooks): Clock {
-  return hooks.clockOffsetMs === 0 ? systemClock : offsetClock(hooks.clockOffsetMs);
-}
+import { SNOWFLAKE_BASE_CLOCK, SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './snowflake.tokens';
 
 @Module({
   controllers: [SnowflakeController, SnowflakeAdminController],
   providers: [
+    { provide: SNOWFLAKE_BASE_CLOCK, useValue: systemClock },
     {
       provide: SNOWFLAKE_CLOCK,
-      inject: [TEST_HOOKS, SnowflakeClockWaits],
-      useFactory: (hooks: TestHooks, waits: SnowflakeClockWaits) => waits.observe(baseClock(hooks)),
+      inject: [SNOWFLAKE_BASE_CLOCK, SnowflakeClockWaits],
+      useFactory: (clock: Clock, waits: SnowflakeClockWaits) => waits.observe(clock),
     },
     { provide: SnowflakeClockWaits, useFactory: () => new SnowflakeClockWaits() },
     { provide: SnowflakeReports, useFactory: () => new SnowflakeReports() },
     {
       provide: WORKER_ID_REGISTRY,
-      inject: [APP_CONFIG, DataSource, TEST_HOOKS],
+      inject: [APP_CONFIG, DataSource, SNOWFLAKE_BASE_CLOCK],
       // The registries' waits (for a crashed predecessor's ownership to lapse) are not clock waits.
-      useFactory: (config: AppConfig, dataSource: DataSource, hooks: TestHooks) =>
-        createRegistry(config.snowflake, config.redis, config.queue, dataSource, baseClock(hooks)),
+      useFactory: (config: AppConfig, dataSource: DataSource, clock: Clock) =>
+        createRegistry(config.snowflake, config.redis, config.queue, dataSource, clock),
     },
     PeerClockService,
     SnowflakeService,

@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { TestHooks } from '../../src/common/test-hooks';
+import { ProviderOverride } from './provider-overrides';
 import { TestEnv, createTestEnv, startApp } from './test-env';
 
 /** A suite's environment and apps; see `appSuite`. */
@@ -8,8 +8,8 @@ export interface AppSuite {
   readonly env: TestEnv;
   /** The first app `start` started. */
   readonly app: NestFastifyApplication;
-  /** Starts an app on `env.config(overrides)` (and test hooks); the suite closes it at the end. */
-  start(overrides?: Record<string, string>, hooks?: TestHooks): Promise<NestFastifyApplication>;
+  /** Starts an app on `env.config(overrides)` (with `providers` replaced); the suite closes it at the end. */
+  start(overrides?: Record<string, string>, providers?: readonly ProviderOverride[]): Promise<NestFastifyApplication>;
   /** Runs `teardown` at the end of the suite, before what was deferred earlier (apps included). */
   defer(teardown: () => unknown): void;
 }
@@ -55,8 +55,8 @@ export function appSuite(name: string): AppSuite {
       }
       return first;
     },
-    async start(overrides = {}, hooks) {
-      const app = await startApp(suite.env.config(overrides), hooks);
+    async start(overrides = {}, providers) {
+      const app = await startApp(suite.env.config(overrides), providers);
       teardowns.push(() => app.close());
       first ??= app;
       return app;

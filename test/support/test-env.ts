@@ -3,7 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { createApp } from '../../src/bootstrap';
-import { NO_TEST_HOOKS, TestHooks } from '../../src/common/test-hooks';
+import { ProviderOverride, compileWith } from './provider-overrides';
 import { AppConfig } from '../../src/config/app-config';
 import { DEFAULT_DB_QUERY_TIMEOUT_MS, loadConfig } from '../../src/config/load-config';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../src/config/redis-config';
@@ -134,10 +134,10 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void
 
 /**
  * A started (initialised, not listening) app; requests go through Fastify's inject. When the start
- * is refused, closes what was opened and rethrows. `hooks`: the test hooks (common/test-hooks.ts).
+ * is refused, closes what was opened and rethrows. `overrides`: providers replaced (provider-overrides.ts).
  */
-export async function startApp(config: AppConfig, hooks: TestHooks = NO_TEST_HOOKS): Promise<NestFastifyApplication> {
-  const app = await createApp(config, hooks);
+export async function startApp(config: AppConfig, overrides: readonly ProviderOverride[] = []): Promise<NestFastifyApplication> {
+  const app = await createApp(config, undefined, compileWith(overrides));
   try {
     await app.init();
     await app.getHttpAdapter().getInstance().ready();

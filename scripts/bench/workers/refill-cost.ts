@@ -1,6 +1,6 @@
 /**
  * Refill cost, in process against the bench database and Redis: for a step, N refills of empty
- * shards through the service's own QueueRefillService; counts the DB round trips (every query
+ * shards through the service's own ShardRefill; counts the DB round trips (every query
  * TypeORM sends, START TRANSACTION and COMMIT included) and Redis commands of each, and measures
  * Redis memory per queued ID (`MEMORY USAGE` of the full list ÷ its length).
  * Usage: refill-cost.ts '{"databaseUrl":…,"redisUrl":…,"keyPrefix":…,"steps":[1000,100000],"refills":N}'
@@ -15,9 +15,10 @@ import { AppRegistry } from '../../../src/queue-id/core/app-registry';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
 import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
-import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
-import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
+import { refillParts } from '../../../test/support/refill-parts';
+import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
+import { createBatchPopConnection } from '../../../src/queue-id/redis/raw-batch-pop';
+import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.service';
 
 interface Spec {
   databaseUrl: string;
@@ -74,8 +75,9 @@ async function main(): Promise<void> {
   };
   const repo = new IdAllocRepository(dataSource);
   const keys = new QueueKeys(spec.keyPrefix);
-  const lists = new RedisQueueLists(redis, config, keys, new ReplicaAckService(config, redis));
-  const refill = new QueueRefillService(config, lists, keys, new LockService(redis), repo, new AppRegistry());
+  const replicaAck = new ReplicaAckService(config.queue, redis);
+  const lists = new RedisQueueLists(redis, keys, replicaAck, createBatchPopConnection(redis, config.redis, replicaAck.enabled));
+  const refill = refillParts(config.queue, { lists, keys, locks: new LockService(redis), repo, registry: new AppRegistry() }).shardRefill;
   const results: RefillCost[] = [];
   for (const [i, step] of spec.steps.entries()) {
     const appId = 250 + i;
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
       const q0 = counter.queries;
       const c0 = redisCommands;
       const t0 = process.hrtime.bigint();
-      const result = await refill.refillShard(appId, shard, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 });
+      const result = await refill.refill({ appId: appId, shardId: shard }, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 });
       refillMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
       trips += counter.queries - q0;
       commands += redisCommands - c0;

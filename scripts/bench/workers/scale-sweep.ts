@@ -1,5 +1,5 @@
 /**
- * One cron sweep (QueueRefillService.refillLowShards, the service's own code) over every shard of
+ * One cron sweep (LowListSweep.run, the service's own code) over every shard of
  * the bench database, in process: first with every list deleted (each shard refilled: what a cold
  * start does before it listens), then again with every list full (the steady-state sweep: lengths
  * only). Prints one JSON line.
@@ -15,9 +15,11 @@ import { AppRegistry } from '../../../src/queue-id/core/app-registry';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
 import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
-import { QueueRefillService, RefillSweep } from '../../../src/queue-id/queue-refill.service';
-import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
-import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
+import { LowListSweep, SweepCounts } from '../../../src/queue-id/refill/low-list-sweep';
+import { refillParts } from '../../../test/support/refill-parts';
+import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
+import { createBatchPopConnection } from '../../../src/queue-id/redis/raw-batch-pop';
+import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.service';
 
 interface Spec {
   databaseUrl: string;
@@ -30,17 +32,17 @@ export interface SweepTimes {
   /** Every list empty: every shard refilled. Wall time and this process's CPU time, ms. */
   fullMs: number;
   fullCpuMs: number;
-  full: RefillSweep;
+  full: SweepCounts;
   /** Every list full: lengths read, nothing refilled. */
   steadyMs: number;
   steadyCpuMs: number;
-  steady: RefillSweep;
+  steady: SweepCounts;
 }
 
-async function timed(refill: QueueRefillService): Promise<{ ms: number; cpuMs: number; sweep: RefillSweep }> {
+async function timed(refill: LowListSweep): Promise<{ ms: number; cpuMs: number; sweep: SweepCounts }> {
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
-  const sweep = await refill.refillLowShards();
+  const sweep = await refill.run();
   const cpu = process.cpuUsage(cpu0);
   return { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: (cpu.user + cpu.system) / 1000, sweep };
 }
@@ -60,8 +62,9 @@ async function main(): Promise<void> {
   const registry = new AppRegistry();
   registry.replace(await repo.findAll());
   const keys = new QueueKeys(spec.keyPrefix);
-  const queueLists = new RedisQueueLists(redis, config, keys, new ReplicaAckService(config, redis));
-  const refill = new QueueRefillService(config, queueLists, keys, new LockService(redis), repo, registry);
+  const replicaAck = new ReplicaAckService(config.queue, redis);
+  const queueLists = new RedisQueueLists(redis, keys, replicaAck, createBatchPopConnection(redis, config.redis, replicaAck.enabled));
+  const refill = refillParts(config.queue, { lists: queueLists, keys, locks: new LockService(redis), repo, registry }).sweep;
   const lists = registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => keys.list(app.appId, shard)));
   for (let i = 0; i < lists.length; i += 1000) {
     await redis.del(...lists.slice(i, i + 1000));

@@ -2,7 +2,7 @@ import { Command } from 'ioredis';
 import { RedisClient } from './redis.tokens';
 
 /**
- * An ioredis command whose request bytes were written by the caller (resp-range.ts): ioredis
+ * An ioredis command whose request bytes were written by the caller (queue-id/redis/resp/resp-encode.ts): ioredis
  * keeps `name` and the key (its Cluster slot, MOVED/ASK redirects, the offline queue, the reply
  * queue) and writes `bytes` instead of encoding the arguments itself. Only the key is passed as
  * an argument, so the client's per-argument work is done once, not once per index.

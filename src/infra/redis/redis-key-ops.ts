@@ -1,29 +1,10 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { RedisClient } from './redis.tokens';
 
 /**
  * Multi-key operations that work on every topology. Keys of different lists hash to different
  * Cluster slots, so nothing here sends two keys in one command or one pipeline on a Cluster.
  */
-
-/** The servers a keyspace-wide SCAN must visit: every master of a Cluster, else the one server. */
-export function scanTargets(redis: RedisClient): Redis[] {
-  return redis instanceof Cluster ? redis.nodes('master') : [redis];
-}
-
-/** Every key matching `pattern` (a SCAN glob), from every master. */
-export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const node of scanTargets(redis)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      found.push(...keys);
-    } while (cursor !== '0');
-  }
-  return found;
-}
 
 /** DEL of many keys: one command standalone, one per key (auto-pipelined) on a Cluster. */
 export async function deleteKeys(redis: RedisClient, keys: readonly string[]): Promise<number> {

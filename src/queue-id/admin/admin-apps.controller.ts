@@ -1,26 +1,25 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
+import { QUEUE_CONFIG, QueueConfig } from '../../config/config-tokens';
 import { parseIntParam } from '../../common/input';
 import { MAX_APP_ID } from '../core/queue-id-layout';
 import { parseCreateApp, parsePatchApp } from './admin-apps.input';
 import { AdminAppsService, AppDetail, AppSummary, CreatedApp, RemovedApp } from './admin-apps.service';
 import { AdminTokenGuard } from '../../common/admin-token.guard';
 
-/** Queue-ID apps: the seed's alloc_initData and everything an operator needs around it. */
+/** Queue-ID apps: creating an app's 64 shard rows and everything an operator needs around it. */
 @Controller('admin/apps')
 @UseGuards(AdminTokenGuard)
 export class AdminAppsController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(QUEUE_CONFIG) private readonly queue: QueueConfig,
     private readonly service: AdminAppsService,
   ) {}
 
   @Post()
   async create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<CreatedApp> {
-    const { created, app } = await this.service.create(parseCreateApp(body, this.config.queue.maxStep));
+    const { created, app } = await this.service.create(parseCreateApp(body, this.queue.maxStep));
     reply.status(created ? 201 : 200);
     return app;
   }
@@ -45,7 +44,7 @@ export class AdminAppsController {
   @Patch(':appId')
   update(@Param('appId') appId: string, @Body() body: unknown): Promise<AppDetail> {
     const id = parseAppId(appId);
-    return this.service.update(id, parsePatchApp(body, this.config.queue.maxStep, id));
+    return this.service.update(id, parsePatchApp(body, this.queue.maxStep, id));
   }
 
   @Delete(':appId')

@@ -5,8 +5,8 @@ import { RefillAhead } from '../core/refill-ahead';
 import { JS_SAFE_MAX_INDEX, SHARD_COUNT, maxIndexFor } from '../core/queue-id-layout';
 import { ShardCapacity, appCapacity, shardCapacity } from '../core/shard-capacity';
 import { AppPatch, IdAllocRepository, IdAllocRow, NewApp } from '../id-alloc.repository';
-import { QueueConfigService } from '../queue-config.service';
-import { QueueRefillService, RefillStatus } from '../queue-refill.service';
+import { AppRegistrySync } from '../app-registry-sync.service';
+import { RefillStatus, ShardRefill } from '../refill/shard-refill';
 
 export interface ShardView {
   shardId: number;
@@ -79,8 +79,8 @@ export class AdminAppsService {
   constructor(
     @Inject(IdAllocRepository) private readonly repo: AppRows,
     private readonly lists: QueueLists,
-    private readonly queueConfig: QueueConfigService,
-    private readonly refill: QueueRefillService,
+    private readonly queueConfig: AppRegistrySync,
+    private readonly refills: ShardRefill,
     private readonly ahead: RefillAhead,
   ) {}
 
@@ -187,8 +187,8 @@ export class AdminAppsService {
     const rows = await this.requireApp(appId);
     const counts: Record<RefillStatus, number> = { refilled: 0, sufficient: 0, busy: 0, exhausted: 0, missing: 0, refused: 0 };
     for (const row of rows) {
-      const result = await this.refill
-        .refillShard(appId, row.shardId, { skipIfAtLeast: Number.MAX_SAFE_INTEGER, minWanted: 1, lockRetries: 40 })
+      const result = await this.refills
+        .refill({ appId, shardId: row.shardId }, { skipIfAtLeast: Number.MAX_SAFE_INTEGER, minWanted: 1, lockRetries: 40 })
         .catch((err: unknown) => {
           // A shard refused for its push marker is counted; the others are still refilled.
           if (err instanceof IdGenError && err.kind === ErrorKind.QueueMarkerInvalid) {

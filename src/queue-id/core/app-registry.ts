@@ -23,7 +23,7 @@ export interface AllocRowLike {
 }
 
 /**
- * The in-memory app → shard map of seed 001 (`allAppShard` + `maxLimitIdMap`), replaced whole on
+ * The in-memory app → shard map (each shard's step and limit), replaced whole on
  * every reload so readers never see a half-built map.
  */
 export class AppRegistry {

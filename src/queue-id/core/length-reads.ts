@@ -74,7 +74,7 @@ export class LengthReads {
 
   /**
    * Every length is unknown again: the next pop of each shard reads it. Called when id_alloc is
-   * re-read (QueueConfigService.reload: the reload cron, a miss, and after every admin change on
+   * re-read (AppRegistrySync.reload: the reload cron, a miss, and after every admin change on
    * this instance). A list replaced behind this instance's back (an app deleted and re-created, a
    * lowered max_limit_id deleting its lists, on another instance) is then never served from a
    * budget earned on the old list for longer than until this instance's next reload; without it,

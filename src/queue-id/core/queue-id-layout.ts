@@ -1,6 +1,6 @@
 import { QUEUE_SHARD_COUNT, shardOf } from './java-hash';
 
-/** Bit layout of seed 001: `id = index << 14 | shard << 8 | appId`. */
+/** Bit layout of a queue ID: `id = index << 14 | shard << 8 | appId`. */
 export const APPID_BYTE_LEN = 8;
 export const GATE_PASS_BYTE_LEN = 6;
 /** `2 << GATE_PASS_BYTE_LEN - 1` in Java precedence = 2 << 5 = 64. */

@@ -1,4 +1,4 @@
-/** Redis key names of seed 001, behind a configurable prefix (the seed's is `id.gen.`). */
+/** The queue's Redis key names, behind a configurable prefix (KEY_PREFIX, `id.gen.` by default). */
 export class QueueKeys {
   private readonly listPrefix: string;
 

@@ -2,9 +2,9 @@
  * When to refill a shard's Redis list and which indexes a refill allocates. Pure functions.
  */
 
-/** Seed 001's IDLE: a list is refilled once it holds no more than IDLE * step indexes. */
+/** IDLE: a list is refilled once it holds no more than IDLE * step indexes. */
 export const DEFAULT_IDLE_RATIO = 0.2;
-/** Seed 001's RETRY_TIME: on-demand refill attempts for one request. */
+/** RETRY_TIME: on-demand refill attempts for one request. */
 export const RETRY_TIME = 2;
 
 export function needsRefill(queueLength: number, step: number, idleRatio = DEFAULT_IDLE_RATIO): boolean {

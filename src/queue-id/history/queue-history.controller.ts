@@ -2,8 +2,7 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { ErrorKind, IdGenError, badInput } from '../../common/id-gen.error';
 import { parseIdParam, parseIntParam, parseRequiredString, parseTimeParam } from '../../common/input';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
+import { QUEUE_CONFIG, QueueConfig } from '../../config/config-tokens';
 import { MAX_APP_ID, SHARD_COUNT, composeQueueId, decomposeQueueId, shardOf } from '../core/queue-id-layout';
 import { IdAllocHistoryRepository } from './id-alloc-history.repository';
 
@@ -29,7 +28,7 @@ export interface QueueIdAtTime {
 @Controller('api/id')
 export class QueueHistoryController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(QUEUE_CONFIG) private readonly queue: QueueConfig,
     private readonly history: IdAllocHistoryRepository,
   ) {}
 
@@ -86,6 +85,6 @@ export class QueueHistoryController {
     if (query.shard !== undefined) {
       return parseIntParam('shard', query.shard, 0, SHARD_COUNT - 1);
     }
-    return shardOf(parseRequiredString('gatePass', query.gatePass, this.config.queue.gatePassMaxLength));
+    return shardOf(parseRequiredString('gatePass', query.gatePass, this.queue.gatePassMaxLength));
   }
 }

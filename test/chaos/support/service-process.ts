@@ -47,7 +47,8 @@ export function ensureBuilt(): void {
   const info = join(BUILD_DIR, 'tsbuildinfo');
   const built = existsSync(MAIN) && existsSync(info) ? statSync(info).mtimeMs : 0;
   // packages/java-hash/src: the service requires that workspace package's dist/, rebuilt here too.
-  const sources = ['src', 'migrations', join('packages', 'java-hash', 'src'), join('test', 'chaos', 'support')].map((dir) =>
+  // test/support: the provider replacements the entry point compiles in (provider-overrides.ts).
+  const sources = ['src', 'migrations', join('packages', 'java-hash', 'src'), join('test', 'chaos', 'support'), join('test', 'support')].map((dir) =>
     newestMtime(join(ROOT, dir)),
   );
   if (Math.max(...sources) < built) {
@@ -73,7 +74,7 @@ export function ensureBuilt(): void {
 
 /**
  * One shardleaf instance, `node <build>/test/chaos/support/service-main.js` (the service with the
- * test hooks read from TEST_REFILL_DELAY_MS / TEST_CLOCK_OFFSET_MS, see test-hooks-env.ts), on a
+ * faults read from TEST_REFILL_DELAY_MS / TEST_CLOCK_OFFSET_MS, see fault-env.ts), on a
  * fixed loopback port (kept across restarts, so its snowflake identity ip:port stays the same).
  */
 export class ServiceProcess {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { appSuite } from '../../support/app-suite';
 import { request } from '../../support/test-env';
+import { faultOverrides } from '../../support/provider-overrides';
 
 interface Reply {
   app: string;
@@ -31,7 +32,7 @@ describe('formatted numbers across the database midnight', () => {
   beforeAll(async () => {
     const env = { DB_QUERY_TIMEOUT_MS: '20000' };
     a = await suite.start(env);
-    b = await suite.start(env, { refillDelayMs: 0, clockOffsetMs: 5000 });
+    b = await suite.start(env, faultOverrides({ refillDelayMs: 0, clockOffsetMs: 5000 }));
   });
 
   it('restarts at 1 on the new day, and no number of the old day is issued after it', async () => {

@@ -1,8 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Cluster } from 'ioredis';
 import { shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { AppRegistrySync } from '../../../src/queue-id/app-registry-sync.service';
+import { BackgroundRefills } from '../../../src/queue-id/refill/background-refills';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
 import { startService } from '../../../src/start-service';
 import { OwnRedisCluster } from '../../support/redis-server';
@@ -83,7 +83,7 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
     // App 78: unknown to this database (another deployment's, same prefix): must survive.
     const lists78 = retired.map((shard) => `${suite.env.keyPrefix}idList_78_${shard}`);
     await Promise.all([...lists77, ...lists78].map((key) => client.rpush(key, '1')));
-    const deleted = await app.get(QueueConfigService).cleanUpRetiredLists();
+    const deleted = await app.get(AppRegistrySync).cleanUpRetiredLists();
     expect(deleted).toBe(30);
     expect(await Promise.all(lists77.map((key) => client.exists(key)))).toEqual(lists77.map(() => 0));
     expect(await Promise.all(lists78.map((key) => client.exists(key)))).toEqual(lists78.map(() => 1));
@@ -123,13 +123,13 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
           counts[trigger]++;
         }
       });
-      const refill = ahead.get(QueueRefillService);
+      const background = ahead.get(BackgroundRefills);
       const seen = new Set<string>();
       for (let i = 0; i < 2000; i++) {
         const res = await request(ahead, 'GET', `/api/id/6?gatePass=user-${i % 8}`, { token: null });
         expect(res.status).toBe(200);
         seen.add(res.body);
-        await refill.settled();
+        await background.settled();
       }
       expect(seen.size).toBe(2000);
       expect(counts.ahead).toBeGreaterThan(0);

@@ -1,8 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
-import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
-import { claimRange, pushClaimed, pushRange } from '../../../src/queue-id/segment-push';
+import { AppRegistrySync } from '../../../src/queue-id/app-registry-sync.service';
+import { claimRange, pushClaimed, pushRange } from '../../../src/queue-id/redis/segment-push';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
 /** A gatePass for the given shard, found by search (the hash is tested elsewhere). */
@@ -169,7 +169,7 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       expect(await env.redis.llen(list(15, shard))).toBe(100);
       // Nothing serves a deleted app; the scheduled reload deletes its lists again.
       expect((await request(app, 'GET', `/api/id/15?gatePass=${gatePassForShard(shard)}`, { token: null })).status).toBe(404);
-      expect((await app.get(QueueConfigService).reloadAndCleanUp()).deletedLists).toBeGreaterThanOrEqual(1);
+      expect((await app.get(AppRegistrySync).reloadAndCleanUp()).deletedLists).toBeGreaterThanOrEqual(1);
       expect(await env.redis.exists(list(15, shard))).toBe(0);
       expect(await env.redis.get(mark(15, shard))).toBe('100');
     });
@@ -208,11 +208,11 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       // A cold start of this deployment (reload and cleanup at start), then a scheduled reload.
       const restarted = await startApp(env.config());
       try {
-        expect((await restarted.get(QueueConfigService).reloadAndCleanUp()).deletedLists).toBe(0);
+        expect((await restarted.get(AppRegistrySync).reloadAndCleanUp()).deletedLists).toBe(0);
       } finally {
         await restarted.close();
       }
-      expect(await app.get(QueueConfigService).reloadAndCleanUp()).toMatchObject({ deletedLists: 0 });
+      expect(await app.get(AppRegistrySync).reloadAndCleanUp()).toMatchObject({ deletedLists: 0 });
       expect(await listKeysOf(42)).toHaveLength(64);
       expect(await env.redis.llen(list(42, 0))).toBe(10);
     });
@@ -227,7 +227,7 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       await env.sql('DELETE FROM id_alloc WHERE app_id = 10');
       expect(await listKeysOf(10)).toHaveLength(64);
 
-      const { deletedLists } = await app.get(QueueConfigService).reloadAndCleanUp();
+      const { deletedLists } = await app.get(AppRegistrySync).reloadAndCleanUp();
       expect(deletedLists).toBe(64);
       expect(await listKeysOf(10)).toEqual([]);
       expect(await env.redis.get(mark(10, 0))).toBe('10');
@@ -264,7 +264,7 @@ describe('deleting and re-creating queue apps, and the cleanup of their lists', 
       expect(await maxIds('id_alloc', 9)).toHaveLength(64);
       const create = expectError(await request(app, 'POST', '/admin/apps', { body: { appId: 11, appName: 'eleven' } }), 500, -500);
       expect(create.message).toContain('run the migrations');
-      expect(await app.get(QueueConfigService).reloadAndCleanUp()).toMatchObject({ deletedLists: 0 });
+      expect(await app.get(AppRegistrySync).reloadAndCleanUp()).toMatchObject({ deletedLists: 0 });
       expect(await listKeysOf(42)).toHaveLength(64);
     });
   });

@@ -1,8 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MAX_NUMBER_INDEX } from '../../../src/queue-id/core/queue-batch';
 import { MAX_INDEX, composeQueueId, parseQueueEntry, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { QueueLists } from '../../../src/queue-id/core/queue-lists';
-import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
+import { countBatchPops } from '../../support/batch-pops-served';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 import { seededRandom as rng } from '../../support/seeded-random';
 
@@ -86,6 +85,7 @@ describe('batch path: the same IDs as the path before it', () => {
     ['refill ahead off (plain LPOP)', { QUEUE_REFILL_AHEAD: 'false' }],
   ])('%s: batch after batch on a list with gaps and out-of-order runs', async (_name, extra) => {
     const app = await startApp(env.config(extra));
+    const pops = countBatchPops(app);
     try {
       const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'batch-eq', step: 1000 } });
       expect([200, 201]).toContain(created.status);
@@ -102,7 +102,7 @@ describe('batch path: the same IDs as the path before it', () => {
         expect(got).toEqual(expected);
       }
       // Every batch went through the batch pop's own connection (raw-batch-pop.ts), single gets did not.
-      expect(app.get<QueueLists, RedisQueueLists>(QueueLists).rawBatchPop?.served).toBe(7);
+      expect(pops.served).toBe(7);
       // Nothing else was taken from the hand-made part of the list.
       expect(await env.redis.lrange(listKey(), 0, 0)).toEqual(await env.redis.lrange(copy, 0, 0));
       await env.redis.del(copy);
@@ -113,6 +113,7 @@ describe('batch path: the same IDs as the path before it', () => {
 
   it('drops malformed entries in place and fills the batch from the entries after them, as before', async () => {
     const app = await startApp(env.config());
+    const pops = countBatchPops(app);
     try {
       const good = mixedList(2, 77);
       // Malformed entries in the first batch: it is completed from the next entries of the list.
@@ -121,7 +122,7 @@ describe('batch path: the same IDs as the path before it', () => {
       const first = await batch(app, BATCH);
       const second = await batch(app, BATCH - 4);
       expect([...first, ...second]).toEqual(oldIds(good.slice(0, 2 * BATCH - 4).map((g) => Buffer.from(g))));
-      expect(app.get<QueueLists, RedisQueueLists>(QueueLists).rawBatchPop?.served).toBe(2);
+      expect(pops.served).toBe(2);
     } finally {
       await app.close();
     }

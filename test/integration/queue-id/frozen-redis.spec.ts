@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { QueueLists } from '../../../src/queue-id/core/queue-lists';
-import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
+import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
 import { appSuite } from '../../support/app-suite';
 import { pollUntil } from '../../support/poll';
 import { SeenIds } from '../../support/seen-ids';

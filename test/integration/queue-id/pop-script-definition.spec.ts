@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '../../../src/config/load-config';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
-import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
-import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
+import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
+import { createBatchPopConnection } from '../../../src/queue-id/redis/raw-batch-pop';
+import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.service';
 import { TEST_REDIS_URL, deleteByPrefix } from '../../support/test-env';
 
 /**
@@ -18,8 +19,8 @@ describe('the queue lists on an auto-pipelining client', () => {
     const fresh = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
     const prefix = `test.${randomUUID()}.id.gen.`;
     const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
-    const replicaAck = new ReplicaAckService(config, fresh);
-    const lists = new RedisQueueLists(fresh, config, new QueueKeys(prefix), replicaAck);
+    const replicaAck = new ReplicaAckService(config.queue, fresh);
+    const lists = new RedisQueueLists(fresh, new QueueKeys(prefix), replicaAck, createBatchPopConnection(fresh, config.redis, replicaAck.enabled));
     try {
       await fresh.rpush(`${prefix}idList_1_2`, '10', '11', '12');
       // The plain pop opens this turn's pipeline; the script's first call joins it.

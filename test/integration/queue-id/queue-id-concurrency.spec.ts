@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { LowListSweep } from '../../../src/queue-id/refill/low-list-sweep';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 
 /**
@@ -42,9 +42,9 @@ describe('queue IDs: two instances, 200k IDs, racing refills', () => {
     let sweeping = true;
 
     const sweeper = async (app: NestFastifyApplication) => {
-      const refill = app.get(QueueRefillService);
+      const sweep = app.get(LowListSweep);
       while (sweeping) {
-        await refill.refillLowShards();
+        await sweep.run();
         await new Promise((r) => setTimeout(r, 20));
       }
     };

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '../../../src/config/load-config';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
-import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
-import { ReplicaAckService } from '../../../src/queue-id/replica-ack.service';
+import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
+import { createBatchPopConnection } from '../../../src/queue-id/redis/raw-batch-pop';
+import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.service';
 import { TEST_REDIS_URL, deleteByPrefix } from '../../support/test-env';
 import { queueListsContract } from '../../unit/queue-id/queue-lists-contract';
 
@@ -11,7 +12,7 @@ import { queueListsContract } from '../../unit/queue-id/queue-lists-contract';
 describe('RedisQueueLists (QueueLists on a real Redis)', () => {
   const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
   const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
-  const replicaAck = new ReplicaAckService(config, redis);
+  const replicaAck = new ReplicaAckService(config.queue, redis);
   const prefixes: string[] = [];
   const made: RedisQueueLists[] = [];
 
@@ -28,7 +29,7 @@ describe('RedisQueueLists (QueueLists on a real Redis)', () => {
     const prefix = `test.${randomBytes(4).toString('hex')}.id.gen.`;
     prefixes.push(prefix);
     const keys = new QueueKeys(prefix);
-    const lists = new RedisQueueLists(redis, config, keys, replicaAck);
+    const lists = new RedisQueueLists(redis, keys, replicaAck, createBatchPopConnection(redis, config.redis, replicaAck.enabled));
     made.push(lists);
     return {
       lists,

@@ -1,9 +1,10 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { AppRegistrySync } from '../../../src/queue-id/app-registry-sync.service';
+import { LowListSweep } from '../../../src/queue-id/refill/low-list-sweep';
+import { ShardRefill } from '../../../src/queue-id/refill/shard-refill';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
-import { claimRange, pushClaimed } from '../../../src/queue-id/segment-push';
+import { claimRange, pushClaimed } from '../../../src/queue-id/redis/segment-push';
 import { TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
 /** A gatePass for each shard 0..63, found by search (the hash is tested elsewhere). */
@@ -18,13 +19,15 @@ function gatePassForShard(shard: number): string {
 describe('queue refill, cleanup and max_limit_id', () => {
   let env: TestEnv;
   let app: NestFastifyApplication;
-  let refill: QueueRefillService;
+  let sweeper: LowListSweep;
+  let refill: ShardRefill;
   let listKey: (appId: number, shard: number) => string;
 
   beforeAll(async () => {
     env = await createTestEnv('qrefill');
     app = await startApp(env.config());
-    refill = app.get(QueueRefillService);
+    sweeper = app.get(LowListSweep);
+    refill = app.get(ShardRefill);
     listKey = (appId, shard) => `${env.keyPrefix}idList_${appId}_${shard}`;
   });
 
@@ -35,18 +38,18 @@ describe('queue refill, cleanup and max_limit_id', () => {
 
   it('the cron sweep refills a list at 0.2·step and leaves one above it alone', async () => {
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 10, appName: 'r', step: 100 } })).status).toBe(201);
-    await refill.refillLowShards();
+    await sweeper.run();
     expect(await env.redis.llen(listKey(10, 0))).toBe(100);
     const gp = gatePassForShard(0);
     // 100 → 21 queued: above 0.2 * 100, no refill.
     await request(app, 'GET', `/api/id/10?gatePass=${gp}&count=79`, { token: null });
     expect(await env.redis.llen(listKey(10, 0))).toBe(21);
-    await refill.refillLowShards();
+    await sweeper.run();
     expect(await env.redis.llen(listKey(10, 0))).toBe(21);
     // 21 → 20 queued: exactly 0.2 * step, refilled by one step.
     await request(app, 'GET', `/api/id/10?gatePass=${gp}`, { token: null });
     expect(await env.redis.llen(listKey(10, 0))).toBe(20);
-    const sweep = await refill.refillLowShards();
+    const sweep = await sweeper.run();
     expect(sweep.refilled).toBe(1);
     expect(await env.redis.llen(listKey(10, 0))).toBe(120);
     const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = 10 AND shard_id = 0')) as Array<{ max_id: string }>;
@@ -83,7 +86,7 @@ describe('queue refill, cleanup and max_limit_id', () => {
     // A sweep's refill: its segment 1..100 is refused, the row moves past the marker, and the
     // refill's second allocation fills the list from 50,001.
     await env.redis.del(listKey(16, 3));
-    expect(await refill.refillShard(16, 3, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })).toEqual({ status: 'refilled', pushed: 100 });
+    expect(await refill.refill({ appId: 16, shardId: 3 }, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })).toEqual({ status: 'refilled', pushed: 100 });
     expect(await env.redis.lrange(listKey(16, 3), 0, -1)).toEqual(Array.from({ length: 100 }, (_, i) => String(50_001 + i)));
     expect(await maxId(3)).toBe('50100');
     expect(await env.redis.get(marker(3))).toBe('50100');
@@ -91,12 +94,12 @@ describe('queue refill, cleanup and max_limit_id', () => {
 
   it('a reload leaves alone the lists of an app whose rows were removed by hand (no tombstone)', async () => {
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: 11, appName: 'gone', step: 10 } })).status).toBe(201);
-    await refill.refillLowShards();
+    await sweeper.run();
     expect(await env.redis.llen(listKey(11, 3))).toBe(10);
     // Removed behind the service's back: this database no longer knows the app, so its lists are
     // not known to be ours (only admin deletes leave the tombstone that allows a cleanup).
     await env.sql('DELETE FROM id_alloc WHERE app_id = 11');
-    const { deletedLists } = await app.get(QueueConfigService).reloadAndCleanUp();
+    const { deletedLists } = await app.get(AppRegistrySync).reloadAndCleanUp();
     expect(deletedLists).toBe(0);
     expect(await env.redis.llen(listKey(11, 3))).toBe(10);
     expectError(await request(app, 'GET', '/api/id/11?gatePass=a', { token: null }), 404, -2);
@@ -190,7 +193,7 @@ describe('queue refill, cleanup and max_limit_id', () => {
     expect((await request(app, 'GET', `/api/id/15?gatePass=${gp}`, { token: null })).status).toBe(200);
     // Left stored again, 20 s ago: the reload's cleanup deletes it.
     await env.redis.set(limitKey, '40', 'PX', 580_000);
-    expect(await app.get(QueueConfigService).reloadAndCleanUp()).toMatchObject({ droppedLimits: 1 });
+    expect(await app.get(AppRegistrySync).reloadAndCleanUp()).toMatchObject({ droppedLimits: 1 });
     expect(await env.redis.exists(limitKey)).toBe(0);
   });
 

@@ -2,9 +2,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { redisUrlParts } from '../../../src/config/redis-config';
 import { composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { QueueLists } from '../../../src/queue-id/core/queue-lists';
-import { RawBatchPop } from '../../../src/queue-id/raw-batch-pop';
-import { RedisQueueLists } from '../../../src/queue-id/redis-queue-lists';
+import { RawBatchPop } from '../../../src/queue-id/redis/raw-batch-pop';
+import { countBatchPops } from '../../support/batch-pops-served';
 import { ReplyCutProxy } from '../../support/reply-cut-proxy';
 import { TEST_REDIS_URL, TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
@@ -56,14 +55,14 @@ describe('raw batch pop connection', () => {
     try {
       const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'raw-pop', step: 1000 } });
       expect([200, 201]).toContain(created.status);
-      const lists = app.get<QueueLists, RedisQueueLists>(QueueLists);
-      expect(lists.rawBatchPop).not.toBeNull();
+      const pops = countBatchPops(app);
+      expect(pops.enabled).toBe(true);
       const indexes = Array.from({ length: 5 * BATCH }, (_, i) => FIRST + i);
       await env.redis.multi().del(listKey()).rpush(listKey(), ...indexes.map(String)).exec();
 
       const first = await batch(app);
       expect(first).toEqual(indexes.slice(0, BATCH).map(idOf));
-      const served = lists.rawBatchPop?.served ?? 0;
+      const served = pops.served;
       expect(served).toBeGreaterThanOrEqual(1);
 
       // The next LPOP with a count: the server pops 1,000 entries, the client gets `keep` bytes of the reply.
@@ -75,7 +74,7 @@ describe('raw batch pop connection', () => {
       // Reconnected: the entries after the lost ones, never the lost ones, never twice.
       const third = await batch(app);
       expect(third).toEqual(indexes.slice(2 * BATCH, 3 * BATCH).map(idOf));
-      expect(lists.rawBatchPop?.served).toBe(served + 1);
+      expect(pops.served).toBe(served + 1);
       expect(await env.redis.llen(listKey())).toBe(2 * BATCH);
       expect(new Set([...first, ...third]).size).toBe(2 * BATCH);
     } finally {

@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { BackgroundRefills } from '../../../src/queue-id/refill/background-refills';
+import { LowListSweep } from '../../../src/queue-id/refill/low-list-sweep';
 import { RefillMonitor, RefillOutcome, RefillTrigger } from '../../../src/queue-id/refill-monitor';
 import { pollUntil } from '../../support/poll';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
@@ -67,7 +68,7 @@ describe('refill ahead: two instances, hot shards at step 100, one ledger', () =
 
     const sweeper = async (slot: number) => {
       while (running) {
-        await slots[slot].get(QueueRefillService).refillLowShards();
+        await slots[slot].get(LowListSweep).run();
         await new Promise((r) => setTimeout(r, 10));
       }
     };
@@ -123,7 +124,7 @@ describe('refill ahead: two instances, hot shards at step 100, one ledger', () =
     ]);
     running = false;
     await Promise.all(background);
-    await Promise.all(slots.map((app) => app.get(QueueRefillService).settled()));
+    await Promise.all(slots.map((app) => app.get(BackgroundRefills).settled()));
 
     console.log(
       `refill ahead, 2 instances: ${issued} IDs, ${seen.size} distinct, ${duplicates} duplicates; refills ${JSON.stringify([...counts])}`,

@@ -1,7 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { INDEX_SHIFT, decomposeQueueId, lowBits, shardOf } from '../../../src/queue-id/core/queue-id-layout';
 import { RefillAhead } from '../../../src/queue-id/core/refill-ahead';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { AllocationResult } from '../../../src/queue-id/id-alloc.repository';
+import { BackgroundRefills } from '../../../src/queue-id/refill/background-refills';
+import { SegmentAllocation } from '../../../src/queue-id/refill/segment-allocation';
 import { RefillMonitor, RefillOutcome, RefillTrigger } from '../../../src/queue-id/refill-monitor';
 import Redis from 'ioredis';
 import { pollUntil } from '../../support/poll';
@@ -51,7 +53,7 @@ describe('refill ahead: one hot shard at step 100', () => {
   });
 
   it('after warm-up no request waits for a refill, the refill size grows, every index once and none skipped', async () => {
-    const refill = app.get(QueueRefillService);
+    const refill = app.get(BackgroundRefills);
     const counts = countRefills(app);
     const gatePass = gatePassForShard(SHARD);
     const indexes: bigint[] = [];
@@ -122,7 +124,7 @@ describe('refill ahead: one hot shard at step 100', () => {
     expect(created.status).toBe(201);
     const gatePass = gatePassForShard(shard);
     const seen = new Set<bigint>();
-    const refill = app.get(QueueRefillService);
+    const refill = app.get(BackgroundRefills);
     let exhausted = 0;
     for (let burst = 0; burst < 60 && exhausted === 0; burst++) {
       const replies = await Promise.all(
@@ -160,24 +162,28 @@ describe('refill ahead: one hot shard at step 100', () => {
     expect((await request(app, 'GET', `/api/id/${appId}?gatePass=${gatePass}`, { token: null })).status).toBe(200);
     expect(await env.redis.llen(list)).toBe(99);
 
-    // Hold the next refill between its allocation and its push (the TEST_REFILL_DELAY_MS point).
-    const refill = app.get(QueueRefillService);
+    // Hold the next refill between its allocation and its push (where the chaos suite's held
+    // SegmentAllocation waits).
+    const refill = app.get(BackgroundRefills);
+    const segments = app.get(SegmentAllocation);
+    const ahead = app.get(RefillAhead);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let reached!: () => void;
     const allocated = new Promise<void>((resolve) => (reached = resolve));
-    const hold = jest
-      .spyOn(refill as unknown as { testDelay: () => Promise<void> }, 'testDelay')
-      .mockImplementation(async () => {
-        reached();
-        await gate;
-      });
+    const allocate = segments.allocate.bind(segments);
+    const hold = jest.spyOn(segments, 'allocate').mockImplementation(async (...args): Promise<AllocationResult | null> => {
+      const allocation = await allocate(...args);
+      reached();
+      await gate;
+      return allocation;
+    });
     try {
       // 99 → 20 queued: at the threshold, one background refill starts; the request is answered.
       const res = await request(app, 'GET', `/api/id/${appId}?gatePass=${gatePass}&count=79`, { token: null });
       expect(res.status).toBe(200);
       await allocated;
-      expect(refill.ahead.inFlight(appId, shard)).toBe(true);
+      expect(ahead.inFlight(appId, shard)).toBe(true);
       const rows = (await env.sql('SELECT max_id FROM id_alloc WHERE app_id = ? AND shard_id = ?', [appId, shard])) as Array<{
         max_id: string;
       }>;
@@ -193,7 +199,7 @@ describe('refill ahead: one hot shard at step 100', () => {
     // The delete raised the marker to the tombstone (300): the held push of 101..300 was refused.
     expect(await env.redis.llen(list)).toBe(0);
     expect(await env.redis.get(`{${list}}:pushed`)).toBe('300');
-    expect(refill.ahead.inFlight(appId, shard)).toBe(false);
+    expect(ahead.inFlight(appId, shard)).toBe(false);
   });
 });
 
@@ -227,7 +233,7 @@ describe('refill ahead with REDIS_WAIT_REPLICAS (the pop, its LLEN and the WAIT 
 
   it('refills ahead from the confirmed pops: one demand refill (the empty list), then none', async () => {
     const counts = countRefills(app);
-    const refill = app.get(QueueRefillService);
+    const refill = app.get(BackgroundRefills);
     const gatePass = gatePassForShard(1);
     const seen = new Set<string>();
     for (let i = 0; i < 300; i++) {

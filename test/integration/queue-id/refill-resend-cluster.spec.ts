@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
-import { CLAIM_LUA } from '../../../src/queue-id/segment-push';
+import { ShardRefill } from '../../../src/queue-id/refill/shard-refill';
+import { CLAIM_LUA } from '../../../src/queue-id/redis/segment-push';
 import { FaultProxy } from '../../support/fault-proxy';
 import { pollUntil } from '../../support/poll';
 import { OwnRedisCluster } from '../../support/redis-server';
@@ -70,11 +70,11 @@ describe('refill push whose reply is lost, on a Redis Cluster', () => {
     const struck = proxy.strikeOnce((w) =>
       struckCommand === 'EXEC' ? w[0] === 'EXEC' : ['EVAL', 'EVALSHA'].includes(w[0]) && w[3] === list,
     );
-    const refill = app.get(QueueRefillService);
-    await refill.refillShard(appId, shard, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
+    const refill = app.get(ShardRefill);
+    await refill.refill({ appId: appId, shardId: shard }, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
     await struck;
     // Anything retried has run once the next command for that node has its reply.
-    await refill.refillShard(appId, shard, { skipIfAtLeast: 1000, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
+    await refill.refill({ appId: appId, shardId: shard }, { skipIfAtLeast: 1000, minWanted: 1, lockRetries: 0 }).catch(() => undefined);
     const queued = await master.lrange(list, 0, -1);
     expect(queued.length).toBeGreaterThan(0);
     expect(queued.length - new Set(queued).size).toBe(0);

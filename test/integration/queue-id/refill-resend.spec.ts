@@ -2,8 +2,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { REDIS, RedisClient } from '../../../src/infra/redis/redis.tokens';
 import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
-import { CLAIM_LUA } from '../../../src/queue-id/segment-push';
+import { ShardRefill } from '../../../src/queue-id/refill/shard-refill';
+import { CLAIM_LUA } from '../../../src/queue-id/redis/segment-push';
 import { CommandMatcher, FaultProxy } from '../../support/fault-proxy';
 import { OwnRedisServer } from '../../support/redis-server';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
@@ -81,9 +81,9 @@ describe('refill push whose reply is lost (no second copy)', () => {
     it('the sweep refill: the list holds each index once (the claim lost: a gap; the RPUSH lost: once)', async () => {
       expect((await request(app, 'POST', '/admin/apps', { body: { appId, appName: `resend${appId}`, step: STEP } })).status).toBe(201);
       const struck = proxy.strikeOnce(commandOf[struckCommand](listKey(appId, 0)));
-      const refill = app.get(QueueRefillService);
+      const refill = app.get(ShardRefill);
       const outcome = await refill
-        .refillShard(appId, 0, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })
+        .refill({ appId: appId, shardId: 0 }, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })
         .then((r) => r.status, (err: Error) => `failed: ${err.message}`);
       await struck;
       await expectNoIndexTwice(appId, 0, []);
@@ -92,7 +92,7 @@ describe('refill push whose reply is lost (no second copy)', () => {
       expect(queued).toEqual(struckCommand === 'claim' ? [] : Array.from({ length: STEP }, (_, i) => i + 1));
       expect(await direct.get(`{${listKey(appId, 0)}}:pushed`)).toBe(String(STEP));
       // The next refill goes on after the segment that was pushed (or lost): still no index twice.
-      await refill.refillShard(appId, 0, { skipIfAtLeast: STEP * 10, minWanted: 1, lockRetries: 0 });
+      await refill.refill({ appId: appId, shardId: 0 }, { skipIfAtLeast: STEP * 10, minWanted: 1, lockRetries: 0 });
       await expectNoIndexTwice(appId, 0, []);
       expect(await direct.llen(listKey(appId, 0))).toBeGreaterThanOrEqual(STEP);
       expect(outcome).toMatch(/^failed: /);

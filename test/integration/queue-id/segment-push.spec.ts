@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import Redis, { Cluster } from 'ioredis';
 import { readPushMarker } from '../../../src/queue-id/core/push-marker';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
-import { CLAIM_LUA, PUSH_CHUNK, claimRange, pushClaimed, pushRange } from '../../../src/queue-id/segment-push';
+import { CLAIM_LUA, PUSH_CHUNK, claimRange, pushClaimed, pushRange } from '../../../src/queue-id/redis/segment-push';
 import { OwnRedisCluster, OwnRedisServer } from '../../support/redis-server';
 
 /** The refill push (a claim script, then pre-encoded RPUSHes) against a Redis server of the test's own. */

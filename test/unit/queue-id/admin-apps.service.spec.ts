@@ -11,7 +11,7 @@ const gatePass = gatePassFor(SHARD);
 
 function setUp() {
   const f = queueFixture();
-  const admin = new AdminAppsService(f.repo, f.lists, f.queueConfig, f.refill, f.ahead);
+  const admin = new AdminAppsService(f.repo, f.lists, f.queueConfig, f.shardRefill, f.ahead);
   const app = (patch: Partial<NewApp> = {}): NewApp => ({
     appId: APP,
     appName: 'orders',

@@ -64,7 +64,7 @@ describe('the push marker on every path that allocates, and the over-fill under 
     f.lists.setStoredLimit(APP, SHARD, 5n);
     expect(await errorKindOf(f.service.get(APP, gatePass, 1))).toBe(ErrorKind.QueueEmpty);
     expect(f.repo.allocations).toHaveLength(1);
-    expect(await f.refill.refillShard(APP, SHARD, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })).toEqual({ status: 'refused', pushed: 0 });
+    expect(await f.shardRefill.refill({ appId: APP, shardId: SHARD }, { skipIfAtLeast: 1, minWanted: 1, lockRetries: 0 })).toEqual({ status: 'refused', pushed: 0 });
     expect(f.repo.allocations).toHaveLength(2);
     expect(await f.queueConfig.reloadAndCleanUp()).toEqual({ deletedLists: 0, droppedLimits: 1 });
     expect(indexesOf(await f.service.get(APP, gatePass, 1), APP, SHARD)).toEqual([21n]);

@@ -1,4 +1,3 @@
-import { NO_TEST_HOOKS } from '../../../src/common/test-hooks';
 import { AppConfig } from '../../../src/config/app-config';
 import { loadConfig } from '../../../src/config/load-config';
 import { AppRegistry } from '../../../src/queue-id/core/app-registry';
@@ -6,26 +5,24 @@ import { decomposeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-l
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
 import { LengthReads } from '../../../src/queue-id/core/length-reads';
 import { RefillAhead } from '../../../src/queue-id/core/refill-ahead';
-import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
+import { AppRegistrySync } from '../../../src/queue-id/app-registry-sync.service';
 import { QueueIdService } from '../../../src/queue-id/queue-id.service';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { QueueLocks } from '../../../src/queue-id/queue-locks';
 import { RefillMonitor } from '../../../src/queue-id/refill-monitor';
+import { RefillParts, refillParts } from '../../support/refill-parts';
 import { FakeIdAlloc } from './fake-id-alloc';
 import { FakeLocks } from './fake-locks';
 import { FakeQueueLists } from './fake-queue-lists';
 
 /** The queue services wired by hand to the in-memory fakes, as QueueIdModule wires them to Redis and MySQL. */
-export interface QueueFixture {
+export interface QueueFixture extends Omit<RefillParts, 'reads'> {
   config: AppConfig;
   keys: QueueKeys;
   lists: FakeQueueLists;
   repo: FakeIdAlloc;
   locks: FakeLocks;
   registry: AppRegistry;
-  ahead: RefillAhead;
-  refill: QueueRefillService;
-  monitor: RefillMonitor;
-  queueConfig: QueueConfigService;
+  queueConfig: AppRegistrySync;
   service: QueueIdService;
   /** Creates the 64 shard rows of an app (as the admin API does) and reloads the registry. */
   addApp(appId: number, step: number, maxLimitId?: bigint): Promise<void>;
@@ -57,19 +54,17 @@ export function queueFixture(env: Record<string, string> = {}): QueueFixture {
   });
   const lengthReads = new LengthReads();
   const monitor = new RefillMonitor();
-  const refill = new QueueRefillService(config, lists, keys, locks, repo, registry, NO_TEST_HOOKS, monitor, ahead, lengthReads);
-  const queueConfig = new QueueConfigService(config, lists, keys, locks, repo, registry, lengthReads);
-  const service = new QueueIdService(registry, queueConfig, refill, lists);
+  const parts = refillParts(config.queue, { lists, keys, locks, repo, registry, monitor, ahead, reads: lengthReads });
+  const queueConfig = new AppRegistrySync(config.redis, lists, new QueueLocks(config.queue, keys, locks), repo, registry, lengthReads);
+  const service = new QueueIdService(registry, queueConfig, parts.pops, parts.demand, parts.background, lists);
   return {
+    ...parts,
     config,
     keys,
     lists,
     repo,
     locks,
     registry,
-    ahead,
-    refill,
-    monitor,
     queueConfig,
     service,
     addApp: async (appId, step, maxLimitId = 0n) => {

@@ -2,10 +2,10 @@ import { INestApplicationContext, Logger } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import { loadConfig } from '../../../src/config/load-config';
-import { APP_CONFIG } from '../../../src/config/config.module';
-import { QueueConfigService } from '../../../src/queue-id/queue-config.service';
+import { QUEUE_CONFIG } from '../../../src/config/config-tokens';
+import { AppRegistrySync } from '../../../src/queue-id/app-registry-sync.service';
 import { QueueIdScheduler } from '../../../src/queue-id/queue-id.scheduler';
-import { QueueRefillService } from '../../../src/queue-id/queue-refill.service';
+import { LowListSweep } from '../../../src/queue-id/refill/low-list-sweep';
 import { HeldRuns } from '../../support/held-runs';
 
 /** The scheduler inside @nestjs/schedule's own module, as AppModule wires it. */
@@ -17,15 +17,15 @@ async function start(crons: Record<string, string>) {
     imports: [ScheduleModule.forRoot()],
     providers: [
       QueueIdScheduler,
-      { provide: APP_CONFIG, useValue: config },
+      { provide: QUEUE_CONFIG, useValue: config.queue },
       {
-        provide: QueueConfigService,
+        provide: AppRegistrySync,
         useValue: { reloadAndCleanUp: () => reload.run().then(() => ({ deletedLists: 0 })) },
       },
       {
-        provide: QueueRefillService,
+        provide: LowListSweep,
         useValue: {
-          refillLowShards: () => refill.run().then(() => ({ checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 })),
+          run: () => refill.run().then(() => ({ checked: 0, refilled: 0, busy: 0, exhausted: 0, failed: 0 })),
         },
       },
     ],

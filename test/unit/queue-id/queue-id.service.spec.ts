@@ -131,13 +131,13 @@ describe('QueueIdService (in-memory lists and id_alloc)', () => {
     await f.addApp(APP, 10);
     await f.service.get(APP, gatePass, 1); // on demand: 1, then 2..10 queued
     expect(indexesOf(await f.service.get(APP, gatePass, 6), APP, SHARD)).toEqual(span(2, 7));
-    await f.refill.settled();
+    await f.background.settled();
     expect(f.repo.allocations).toHaveLength(1); // 3 left: above 0.2 × 10
     expect(indexesOf(await f.service.get(APP, gatePass, 1), APP, SHARD)).toEqual([8n]); // 2 left: at the threshold
-    await f.refill.settled();
+    await f.background.settled();
     expect(f.repo.allocations).toHaveLength(2);
     expect(f.lists.indexes(APP, SHARD)).toEqual(span(9, 20));
-    expect(f.refill.ahead.inFlight(APP, SHARD)).toBe(false);
+    expect(f.ahead.inFlight(APP, SHARD)).toBe(false);
   });
 
   it('reads a replaced list again after a reload: a budget earned on the old list never skips the new one\'s refill ahead', async () => {
@@ -153,7 +153,7 @@ describe('QueueIdService (in-memory lists and id_alloc)', () => {
     for (let i = 0; i < 50; i++) {
       await f.service.get(APP, gatePass, 1);
     }
-    await f.refill.settled();
+    await f.background.settled();
     // The 50th pop left 200 (the threshold): one refill ahead, before the list ran dry.
     expect(f.repo.allocations.length).toBe(before + 1);
     expect(f.lists.entries(APP, SHARD).length).toBeGreaterThan(200);

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
-import { RawBatchPop } from '../../../src/queue-id/raw-batch-pop';
+import { RawBatchPop } from '../../../src/queue-id/redis/raw-batch-pop';
 
 /**
  * The batch pop connection against a scripted server (no Redis): what it writes, and what it does

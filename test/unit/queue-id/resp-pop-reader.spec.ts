@@ -1,6 +1,7 @@
 import { acceptEntries } from '../../../src/queue-id/core/queue-batch';
 import { MAX_INDEX } from '../../../src/queue-id/core/queue-id-layout';
-import { PoppedIndexList, RespErrorReply, RespPopReader, RespProtocolError } from '../../../src/queue-id/core/resp-pop-reader';
+import { RespPopReader } from '../../../src/queue-id/redis/resp/resp-pop-reader';
+import { PoppedIndexList, RespErrorReply, RespProtocolError } from '../../../src/queue-id/redis/resp/resp-bytes';
 import { seededRandom as rng } from '../../support/seeded-random';
 
 /**

@@ -1,8 +1,9 @@
-import { TestHooks } from '../../../src/common/test-hooks';
+import { Faults } from '../../support/provider-overrides';
 
 /**
- * The chaos suite's fault-injection hooks, from the environment of a service process it starts
- * (test entry point service-main.ts; the service's own src/main.ts never reads these):
+ * The chaos suite's injected faults, from the environment of a service process it starts (test
+ * entry point service-main.ts replaces providers with them; the service's own src/main.ts never
+ * reads these):
  *
  * | variable               | default | effect |
  * |------------------------|---------|--------|
@@ -11,7 +12,7 @@ import { TestHooks } from '../../../src/common/test-hooks';
  *
  * A bad value throws an Error naming the variable.
  */
-export function testHooksFromEnv(env: Record<string, string | undefined>): TestHooks {
+export function faultsFromEnv(env: Record<string, string | undefined>): Faults {
   return {
     refillDelayMs: readInteger(env, 'TEST_REFILL_DELAY_MS', 0, 600_000),
     clockOffsetMs: readInteger(env, 'TEST_CLOCK_OFFSET_MS', -86_400_000, 86_400_000),

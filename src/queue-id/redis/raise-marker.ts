@@ -1,5 +1,5 @@
-import { RedisClient } from '../infra/redis/redis.tokens';
-import { MARKER_INDEX_LUA } from './core/push-marker';
+import { RedisClient } from '../../infra/redis/redis.tokens';
+import { MARKER_INDEX_LUA } from '../core/push-marker';
 
 /** Name of the Redis command (a Lua script, sent by EVALSHA) that raises a list's marker over a lease. */
 const RAISE_MARKER = 'shardleafRaiseMarker';

@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { ConnectionEpoch } from '../infra/redis/connection-epoch';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { waitVerdict } from './core/wait-verdict';
+import { QUEUE_CONFIG, QueueConfig } from '../../config/config-tokens';
+import { ErrorKind, IdGenError } from '../../common/id-gen.error';
+import { ConnectionEpoch } from '../../infra/redis/connection-epoch';
+import { REDIS, RedisClient } from '../../infra/redis/redis.tokens';
+import { waitVerdict } from '../core/wait-verdict';
 
 /**
  * Redis failover protection (REDIS_WAIT_REPLICAS): popped indexes are returned only after
@@ -22,11 +21,11 @@ export class ReplicaAckService {
   private readonly epoch: ConnectionEpoch | null;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(QUEUE_CONFIG) queue: QueueConfig,
     @Inject(REDIS) private readonly redis: RedisClient,
   ) {
-    this.replicas = config.queue.waitReplicas;
-    this.timeoutMs = config.queue.waitTimeoutMs;
+    this.replicas = queue.waitReplicas;
+    this.timeoutMs = queue.waitTimeoutMs;
     // Without WAIT nothing is watched: the request path stays as it is.
     this.epoch = this.replicas > 0 ? new ConnectionEpoch(redis) : null;
   }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { MARKER_INDEX_LUA } from './core/push-marker';
-import { preEncodedCommand, sendPreEncoded } from '../infra/redis/pre-encoded-command';
-import { rpushRangeRequest } from '../infra/redis/resp-range';
-import { RedisClient } from '../infra/redis/redis.tokens';
+import { MARKER_INDEX_LUA } from '../core/push-marker';
+import { preEncodedCommand, sendPreEncoded } from '../../infra/redis/pre-encoded-command';
+import { rpushRangeRequest } from './resp/resp-encode';
+import { RedisClient } from '../../infra/redis/redis.tokens';
 
 /**
  * The refill push in two steps: a claim, then plain RPUSHes.
@@ -13,10 +13,10 @@ import { RedisClient } from '../infra/redis/redis.tokens';
  *    marker at or past `from` means this segment was claimed before (a second run of the same
  *    push) or is older than one already claimed: never push it.
  * 2. Only after the reply "claimed": `RPUSH list from … to` in chunks of PUSH_CHUNK, whose request
- *    bytes are written here (resp-range.ts) and sent through ioredis as one pre-encoded command
+ *    bytes are written here (resp/resp-encode.ts) and sent through ioredis as one pre-encoded command
  *    each (pre-encoded-command.ts). Redis spends ~1,075 instructions per entry on a plain RPUSH
- *    against ~3,600 when a Lua script makes each index a Redis string (the former single-script
- *    push), and ioredis no longer handles each index as an argument.
+ *    against ~3,600 when a Lua script makes each index a Redis string, and ioredis does not handle
+ *    each index as an argument.
  *
  * Why every index still reaches the list at most once:
  * - A claim is atomic, and only one claim of a segment (or of anything older) can succeed. Only
@@ -45,8 +45,8 @@ import { RedisClient } from '../infra/redis/redis.tokens';
  * - A lowered max_limit_id (the PATCH stores the limit and deletes the list, markers untouched)
  *   in that window: each chunk's RPUSH runs in a transaction with LIMIT_GUARD_LUA (below), which
  *   takes the chunk off again when it reaches above the stored limit, so the list never holds it.
- * - The RPUSH is no longer refused by Redis itself if a client sent it twice: that now rests on
- *   the client never resending (above), which refill-resend*.spec.ts checks by losing the reply of
+ * - Redis itself would not refuse the RPUSH if a client sent it twice: that rests on the client
+ *   never resending (above), which refill-resend*.spec.ts checks by losing the reply of
  *   a claim and of an RPUSH separately.
  *
  * KEYS[1] the list (routes the script to its slot), KEYS[2] its marker; ARGV from, to as decimal

@@ -1,15 +1,40 @@
-import { rpushRangeRequest } from '../../../src/infra/redis/resp-range';
+import { encodeCommand, lpopRequest, rpushRangeRequest } from '../../../src/queue-id/redis/resp/resp-encode';
+import { RespPopReader } from '../../../src/queue-id/redis/resp/resp-pop-reader';
+import { PoppedIndexList } from '../../../src/queue-id/redis/resp/resp-bytes';
 import { readResp } from '../../support/resp-reader';
 import { seededRandom } from '../../support/seeded-random';
 
-/** What a client writes for RPUSH with these arguments: each as a bulk string of its UTF-8 bytes. */
+/** What a client writes for RPUSH with these arguments: each as a bulk string of its UTF-8 bytes (encodeCommand). */
 function reference(key: string, from: number, to: number): Buffer {
   const words = ['RPUSH', key];
   for (let i = from; i <= to; i++) {
     words.push(String(i));
   }
-  return Buffer.from(`*${words.length}\r\n${words.map((w) => `$${Buffer.byteLength(w)}\r\n${w}\r\n`).join('')}`);
+  return Buffer.from(encodeCommand(words));
 }
+
+describe('the RESP encoder and the batch pop reader agree', () => {
+  it('reads an encoded RPUSH back as an array: the indexes, the command and key as malformed entries', () => {
+    const reader = new RespPopReader();
+    let read: PoppedIndexList | undefined;
+    reader.expectPop(1_000 + 2, 10n ** 15n, (err, list) => {
+      expect(err).toBeNull();
+      read = list;
+    });
+    const bytes = rpushRangeRequest('list:α', 9_500, 10_499);
+    // Fed in uneven chunks: entries cut anywhere.
+    for (let p = 0; p < bytes.length; p += 997) {
+      reader.feed(bytes.subarray(p, p + 997));
+    }
+    expect(read?.malformed).toBe(2);
+    expect(read?.indexes).toEqual(Array.from({ length: 1_000 }, (_, i) => 9_500 + i));
+  });
+
+  it('writes LPOP key n (and LLEN key) as a client would', () => {
+    expect(lpopRequest('k', 1000, false)).toBe(encodeCommand(['LPOP', 'k', '1000']));
+    expect(lpopRequest('kα', 7, true)).toBe(encodeCommand(['LPOP', 'kα', '7']) + encodeCommand(['LLEN', 'kα']));
+  });
+});
 
 describe('rpushRangeRequest (the RESP bytes of RPUSH key from..to)', () => {
   it.each([

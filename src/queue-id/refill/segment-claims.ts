@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { ErrorKind, IdGenError } from '../common/id-gen.error';
-import { PushMarker, readPushMarker, segmentVerdict } from './core/push-marker';
-import { MAX_INDEX } from './core/queue-id-layout';
-import { QueueKeys } from './core/queue-keys';
-import { QueueLists } from './core/queue-lists';
-import { IdAllocRepository } from './id-alloc.repository';
-import { RefillMonitor } from './refill-monitor';
+import { ErrorKind, IdGenError } from '../../common/id-gen.error';
+import { PushMarker, readPushMarker, segmentVerdict } from '../core/push-marker';
+import { MAX_INDEX } from '../core/queue-id-layout';
+import { QueueKeys } from '../core/queue-keys';
+import { QueueLists } from '../core/queue-lists';
+import { IdAllocRepository } from '../id-alloc.repository';
+import { RefillMonitor } from '../refill-monitor';
 
 /** A shard's invalid marker is logged at most this often per instance (every request that needs a refill meets it). */
 const INVALID_LOG_INTERVAL_MS = 60_000;

@@ -1,14 +1,11 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { standaloneEndpoint } from '../infra/redis/redis-client.factory';
-import { deleteKeys, lengthsOf } from '../infra/redis/redis-key-ops';
-import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
-import { QueueKeys } from './core/queue-keys';
-import { acceptEntries } from './core/queue-batch';
-import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome, StoredLimit } from './core/queue-lists';
+import { deleteKeys, lengthsOf } from '../../infra/redis/redis-key-ops';
+import { REDIS, RedisClient } from '../../infra/redis/redis.tokens';
+import { QueueKeys } from '../core/queue-keys';
+import { acceptEntries } from '../core/queue-batch';
+import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome, StoredLimit } from '../core/queue-lists';
 import { definePopWithLength, popWithLength } from './pop-with-length';
-import { RawBatchPop } from './raw-batch-pop';
+import { BATCH_POP_CONNECTION, RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
 import { applyLimit, defineApplyLimit, dropLimit, readLimit } from './list-limits';
 import { defineRaiseMarker, raiseMarker } from './raise-marker';
@@ -26,25 +23,16 @@ const RETIRE_BATCH = 64;
 @Injectable()
 export class RedisQueueLists extends QueueLists implements OnApplicationShutdown {
   readonly confirmsPops: boolean;
-  /**
-   * The batch pop's own connection: standalone Redis only, and not when pops must be confirmed by
-   * replicas (their WAIT must run on the connection that popped). Sentinel, Cluster and
-   * REDIS_WAIT_REPLICAS pop batches through ioredis.
-   */
-  readonly rawBatchPop: RawBatchPop | null;
 
+  /** `batchPop`: the batch pop's own connection, or null (raw-batch-pop.ts: createBatchPopConnection). */
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly keys: QueueKeys,
     private readonly replicaAck: ReplicaAckService,
+    @Inject(BATCH_POP_CONNECTION) private readonly batchPop: RawBatchPop | null,
   ) {
     super();
     this.confirmsPops = replicaAck.enabled;
-    this.rawBatchPop =
-      config.redis.topology.kind === 'standalone' && !replicaAck.enabled
-        ? new RawBatchPop(standaloneEndpoint(redis), config.redis.commandTimeoutMs)
-        : null;
     // Scripts defined before any command is sent (pop-with-length.ts: auto-pipelining).
     definePopWithLength(redis);
     defineRetireList(redis);
@@ -53,7 +41,7 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.rawBatchPop?.close();
+    await this.batchPop?.close();
   }
 
   /**
@@ -96,8 +84,8 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
    */
   async popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {
     const key = this.keys.list(appId, shardId);
-    if (this.rawBatchPop) {
-      return this.rawBatchPop.pop(key, n, maxIndex, withLength);
+    if (this.batchPop) {
+      return this.batchPop.pop(key, n, maxIndex, withLength);
     }
     const { entries, length } = withLength ? await this.popThenLength(appId, shardId, n) : { entries: await this.pop(appId, shardId, n), length: -1 };
     const indexes: number[] = [];

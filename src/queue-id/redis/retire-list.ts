@@ -1,4 +1,4 @@
-import { RedisClient } from '../infra/redis/redis.tokens';
+import { RedisClient } from '../../infra/redis/redis.tokens';
 
 /** Name of the Redis command (a Lua script, sent by EVALSHA) that retires one list. */
 const RETIRE_LIST = 'shardleafRetireList';

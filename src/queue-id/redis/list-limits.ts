@@ -1,6 +1,6 @@
-import { RedisClient } from '../infra/redis/redis.tokens';
-import { MARKER_INDEX_LUA } from './core/push-marker';
-import { StoredLimit } from './core/queue-lists';
+import { RedisClient } from '../../infra/redis/redis.tokens';
+import { MARKER_INDEX_LUA } from '../core/push-marker';
+import { StoredLimit } from '../core/queue-lists';
 
 /** Name of the Redis command (a Lua script, sent by EVALSHA) that applies one shard's new limit. */
 const APPLY_LIMIT = 'shardleafApplyLimit';

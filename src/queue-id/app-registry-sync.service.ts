@@ -1,38 +1,36 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { LockService } from '../infra/redis/lock.service';
+import { REDIS_CONFIG } from '../config/config-tokens';
+import { RedisConfig } from '../config/redis-config';
 import { AppRegistry } from './core/app-registry';
 import { maxIndexFor } from './core/queue-id-layout';
 import { LengthReads } from './core/length-reads';
-import { QueueKeys } from './core/queue-keys';
 import { QueueLists } from './core/queue-lists';
 import { IdAllocRepository } from './id-alloc.repository';
+import { QueueLocks } from './queue-locks';
 
 /** How often a request for an unknown app may trigger a reload. */
 const MISS_RELOAD_INTERVAL_MS = 1000;
 
 /**
- * Keeps the AppRegistry in step with `id_alloc` (seed 001's updateConfigFromDb) and lets one
+ * Keeps the AppRegistry in step with `id_alloc` and lets one
  * instance at a time finish the Redis side of admin deletes. Lists are only ever deleted for
  * (app, shard) pairs this database's admin API retired (`id_alloc_retired`, no `id_alloc` row):
  * never lists it knows nothing about, which may belong to another deployment sharing the Redis
  * database and key prefix.
  */
 @Injectable()
-export class QueueConfigService {
-  private readonly logger = new Logger(QueueConfigService.name);
+export class AppRegistrySync {
+  private readonly logger = new Logger(AppRegistrySync.name);
   private inflight: Promise<void> | null = null;
   private lastMissReload = 0;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS_CONFIG) private readonly redis: RedisConfig,
     private readonly lists: QueueLists,
-    private readonly keys: QueueKeys,
-    @Inject(LockService) private readonly locks: Pick<LockService, 'withLock'>,
+    private readonly locks: QueueLocks,
     @Inject(IdAllocRepository) private readonly repo: Pick<IdAllocRepository, 'findAll' | 'findRetiredWithoutRow'>,
     private readonly registry: AppRegistry,
-    /** The request path's length-read budgets (QueueRefillService.popAhead): void after a reload. */
+    /** The request path's length-read budgets (RequestPops.popAhead): void after a reload. */
     private readonly lengthReads: LengthReads = new LengthReads(),
   ) {}
 
@@ -75,11 +73,7 @@ export class QueueConfigService {
    */
   async reloadAndCleanUp(): Promise<{ deletedLists: number; droppedLimits: number }> {
     await this.reload();
-    const outcome = await this.locks.withLock(
-      this.keys.reloadLock(),
-      { ttlMs: this.config.queue.lockTtlMs, retryCount: 0 },
-      async () => ({ deletedLists: await this.cleanUpRetiredLists(), droppedLimits: await this.dropStaleLimits() }),
-    );
+    const outcome = await this.locks.reload(async () => ({ deletedLists: await this.cleanUpRetiredLists(), droppedLimits: await this.dropStaleLimits() }));
     return outcome.acquired ? outcome.value : { deletedLists: 0, droppedLimits: 0 };
   }
 
@@ -104,7 +98,7 @@ export class QueueConfigService {
     for (const { appId, shardId, seen } of candidates) {
       const limit = limits.get(`${appId}/${shardId}`);
       const maxIndex = limit === undefined ? null : maxIndexFor(appId, shardId, limit);
-      if (seen !== null && maxIndex !== null && seen.maxIndex < maxIndex && (await this.lists.dropStoredLimit(appId, shardId, seen, performance.now() - readAt + this.config.redis.commandTimeoutMs))) {
+      if (seen !== null && maxIndex !== null && seen.maxIndex < maxIndex && (await this.lists.dropStoredLimit(appId, shardId, seen, performance.now() - readAt + this.redis.commandTimeoutMs))) {
         dropped++;
         this.logger.warn(
           `app ${appId} shard ${shardId}: a stored limit (index ${seen.maxIndex}) below id_alloc's max_limit_id was deleted ` +

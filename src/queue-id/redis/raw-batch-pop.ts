@@ -1,12 +1,27 @@
 import { Logger } from '@nestjs/common';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { afterDeadline } from '../common/after-deadline';
-import { RedisUrlParts } from '../config/redis-config';
-import { isDemotionReply } from '../infra/redis/demotion-replies';
-import { REDIS_KEEPALIVE_MS } from '../infra/redis/redis-client.factory';
-import { PoppedIndexList, RespErrorReply, RespPopReader, RespProtocolError } from './core/resp-pop-reader';
+import { afterDeadline } from '../../common/after-deadline';
+import { RedisConfig, RedisUrlParts } from '../../config/redis-config';
+import { isDemotionReply } from '../../infra/redis/demotion-replies';
+import { REDIS_KEEPALIVE_MS, standaloneEndpoint } from '../../infra/redis/redis-client.factory';
+import { RedisClient } from '../../infra/redis/redis.tokens';
+import { RespPopReader } from './resp/resp-pop-reader';
+import { PoppedIndexList, RespErrorReply, RespProtocolError } from './resp/resp-bytes';
 import { writeHandshake } from './raw-batch-handshake';
+import { lpopRequest } from './resp/resp-encode';
+/** Injection token of the batch pop's own connection: a RawBatchPop, or null (createBatchPopConnection). */
+export const BATCH_POP_CONNECTION = Symbol('BATCH_POP_CONNECTION');
+
+/**
+ * The batch pop's own connection: standalone Redis only, and not when pops must be confirmed by
+ * replicas (their WAIT must run on the connection that popped). Sentinel, Cluster and
+ * REDIS_WAIT_REPLICAS pop batches through ioredis (null).
+ */
+export function createBatchPopConnection(redis: RedisClient, config: RedisConfig, confirmsPops: boolean): RawBatchPop | null {
+  return config.topology.kind === 'standalone' && !confirmsPops ? new RawBatchPop(standaloneEndpoint(redis), config.commandTimeoutMs) : null;
+}
+
 /** Backoff after a connection that never became ready: 100 ms, doubling, at most 2 s. */
 const BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2000;
@@ -50,8 +65,6 @@ export class RawBatchPop {
   private retryAt = 0;
   private closed = false;
   private lastError = '';
-  /** Pops answered over this connection (tests check the path is in use). */
-  served = 0;
 
   constructor(
     private readonly endpoint: RedisUrlParts,
@@ -71,12 +84,7 @@ export class RawBatchPop {
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    const keyBytes = Buffer.byteLength(key);
-    const count = String(n);
-    let request = `*3\r\n$4\r\nLPOP\r\n$${keyBytes}\r\n${key}\r\n$${count.length}\r\n${count}\r\n`;
-    if (withLength) {
-      request += `*2\r\n$4\r\nLLEN\r\n$${keyBytes}\r\n${key}\r\n`;
-    }
+    const request = lpopRequest(key, n, withLength);
     return new Promise<RawPopped>((outerResolve, outerReject) => {
       // Settled once: by the reply, or by the deadline (then the connection goes, with every pop on it).
       let settled = false;
@@ -102,7 +110,6 @@ export class RawBatchPop {
             reject(err);
             return;
           }
-          this.served++;
           resolve({ ...(list as PoppedIndexList), length: -1 });
         });
       } else {
@@ -118,7 +125,6 @@ export class RawBatchPop {
             reject(popError ?? err ?? new Error('batch-pop connection: no pop reply'));
             return;
           }
-          this.served++;
           resolve({ ...popped, length: err ? -1 : (length as number) });
         });
       }

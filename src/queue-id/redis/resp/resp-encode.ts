@@ -1,10 +1,13 @@
 /**
- * The bytes of `RPUSH key from from+1 … to` in RESP (the Redis wire format), written here instead
+ * The queue's RESP requests (the Redis wire format), written by hand where the client's own
+ * encoding costs too much or where no client is used (the batch pop's connection).
+ *
+ * The bytes of `RPUSH key from from+1 … to`, written here instead
  * of by the client: ioredis spends about 1 µs per argument on a command (flattening, type checks,
  * one string concatenation per argument), 100 ms for the 100,000 indexes of a large refill. The
  * indexes are consecutive, so their decimal digits are produced by counting up in place (an
  * odometer over ASCII digits) and copied into one preallocated Buffer: a few ns per index.
- * Framework-free; the command that sends these bytes is in pre-encoded-command.ts.
+ * Framework-free; the command that sends these bytes is in infra/redis/pre-encoded-command.ts.
  */
 
 const CR = 0x0d;
@@ -79,4 +82,24 @@ export function rpushRangeRequest(key: string, from: number, to: number): Buffer
     throw new Error(`RESP encoder wrote ${p} bytes, expected ${size}`);
   }
   return out;
+}
+
+/** A command as RESP, arguments as UTF-8 (the batch pop connection's AUTH and SELECT). */
+export function encodeCommand(args: readonly string[]): string {
+  let out = `*${args.length}\r\n`;
+  for (const a of args) {
+    out += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
+  }
+  return out;
+}
+
+/** `LPOP key n`, followed by `LLEN key` when withLength: one write of the batch pop connection. */
+export function lpopRequest(key: string, n: number, withLength: boolean): string {
+  const keyBytes = Buffer.byteLength(key);
+  const count = String(n);
+  let request = `*3\r\n$4\r\nLPOP\r\n$${keyBytes}\r\n${key}\r\n$${count.length}\r\n${count}\r\n`;
+  if (withLength) {
+    request += `*2\r\n$4\r\nLLEN\r\n$${keyBytes}\r\n${key}\r\n`;
+  }
+  return request;
 }

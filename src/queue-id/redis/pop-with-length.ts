@@ -1,4 +1,4 @@
-import { RedisClient } from '../infra/redis/redis.tokens';
+import { RedisClient } from '../../infra/redis/redis.tokens';
 
 /**
  * The request path's pop when refill-ahead is on: LPOP with a count and the list's length after

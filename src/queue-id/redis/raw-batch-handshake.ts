@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Socket } from 'node:net';
-import { RedisUrlParts } from '../config/redis-config';
-import { RespPopReader } from './core/resp-pop-reader';
+import { RedisUrlParts } from '../../config/redis-config';
+import { encodeCommand } from './resp/resp-encode';
+import { RespPopReader } from './resp/resp-pop-reader';
 
 /** AUTH errors of a server that needs no password (the ioredis client ignores them too). */
 const PASSWORD_NOT_NEEDED = /no password is set|without any password configured/i;
@@ -51,15 +52,6 @@ export function writeHandshake(
         onReady();
       }
     });
-    socket.write(encode(args));
+    socket.write(encodeCommand(args));
   }
-}
-
-/** A command as RESP (arguments as UTF-8). */
-function encode(args: readonly string[]): string {
-  let out = `*${args.length}\r\n`;
-  for (const a of args) {
-    out += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
-  }
-  return out;
 }
