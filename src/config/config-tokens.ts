@@ -5,19 +5,20 @@ import { AppConfig } from './app-config';
  * uses (`@Inject(QUEUE_CONFIG) queue: QueueConfig`). APP_CONFIG (the whole blob) is kept for the
  * composition root only: start-up, the start check and the module factories.
  */
-export const HTTP_CONFIG = Symbol('HTTP_CONFIG');
-export const LOG_CONFIG = Symbol('LOG_CONFIG');
-export const DATABASE_CONFIG = Symbol('DATABASE_CONFIG');
-export const REDIS_CONFIG = Symbol('REDIS_CONFIG');
-export const ADMIN_CONFIG = Symbol('ADMIN_CONFIG');
-export const QUEUE_CONFIG = Symbol('QUEUE_CONFIG');
-export const SEGMENT_CONFIG = Symbol('SEGMENT_CONFIG');
-export const SNOWFLAKE_CONFIG = Symbol('SNOWFLAKE_CONFIG');
-export const ID_HISTORY_CONFIG = Symbol('ID_HISTORY_CONFIG');
-export const NUMBERS_CONFIG = Symbol('NUMBERS_CONFIG');
-export const METRICS_CONFIG = Symbol('METRICS_CONFIG');
-/** The shutdown deadline, ms (a number, not a section). */
-export const SHUTDOWN_TIMEOUT_MS = Symbol('SHUTDOWN_TIMEOUT_MS');
+/** Each token's name and the AppConfig key it provides (SHUTDOWN_TIMEOUT_MS: a number, in ms). */
+const SOURCES = {
+  HTTP_CONFIG: 'http', LOG_CONFIG: 'log', DATABASE_CONFIG: 'database', REDIS_CONFIG: 'redis', ADMIN_CONFIG: 'admin',
+  QUEUE_CONFIG: 'queue', SEGMENT_CONFIG: 'segment', SNOWFLAKE_CONFIG: 'snowflake', ID_HISTORY_CONFIG: 'idHistory',
+  NUMBERS_CONFIG: 'numbers', METRICS_CONFIG: 'metrics', SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
+} as const satisfies Record<string, keyof AppConfig>;
+type TokenName = keyof typeof SOURCES;
+const NAMES = Object.keys(SOURCES) as TokenName[];
+const SECTIONS = Object.fromEntries(NAMES.map((name) => [name, Symbol(name)])) as Readonly<Record<TokenName, symbol>>;
+
+export const {
+  HTTP_CONFIG, LOG_CONFIG, DATABASE_CONFIG, REDIS_CONFIG, ADMIN_CONFIG, QUEUE_CONFIG, SEGMENT_CONFIG,
+  SNOWFLAKE_CONFIG, ID_HISTORY_CONFIG, NUMBERS_CONFIG, METRICS_CONFIG, SHUTDOWN_TIMEOUT_MS,
+} = SECTIONS;
 
 export type HttpConfig = AppConfig['http'];
 export type LogConfig = AppConfig['log'];
@@ -28,24 +29,7 @@ export type SegmentConfig = AppConfig['segment'];
 
 /** The providers of every section token, built from one validated AppConfig. */
 export function sectionProviders(config: AppConfig): { provide: symbol; useValue: unknown }[] {
-  return [
-    { provide: HTTP_CONFIG, useValue: config.http },
-    { provide: LOG_CONFIG, useValue: config.log },
-    { provide: DATABASE_CONFIG, useValue: config.database },
-    { provide: REDIS_CONFIG, useValue: config.redis },
-    { provide: ADMIN_CONFIG, useValue: config.admin },
-    { provide: QUEUE_CONFIG, useValue: config.queue },
-    { provide: SEGMENT_CONFIG, useValue: config.segment },
-    { provide: SNOWFLAKE_CONFIG, useValue: config.snowflake },
-    { provide: ID_HISTORY_CONFIG, useValue: config.idHistory },
-    { provide: NUMBERS_CONFIG, useValue: config.numbers },
-    { provide: METRICS_CONFIG, useValue: config.metrics },
-    { provide: SHUTDOWN_TIMEOUT_MS, useValue: config.shutdownTimeoutMs },
-  ];
+  return NAMES.map((name) => ({ provide: SECTIONS[name], useValue: config[SOURCES[name]] }));
 }
 
-export const SECTION_TOKENS: symbol[] = [
-  HTTP_CONFIG, LOG_CONFIG, DATABASE_CONFIG, REDIS_CONFIG, ADMIN_CONFIG, QUEUE_CONFIG,
-  SEGMENT_CONFIG, SNOWFLAKE_CONFIG, ID_HISTORY_CONFIG, NUMBERS_CONFIG, METRICS_CONFIG,
-  SHUTDOWN_TIMEOUT_MS,
-];
+export const SECTION_TOKENS: symbol[] = NAMES.map((name) => SECTIONS[name]);
