@@ -3,11 +3,13 @@ import { BenchOptions } from '../lib/options';
 import { ROOT, TS_NODE, runCommand, runNode } from '../lib/proc';
 import { startService } from '../lib/service';
 import { Row } from '../lib/table';
-import { COUNTER_OF, ClientRate } from '../workers/client-rate';
+import type { ClientRate, Mode } from '../workers/client-rate';
 
 const TARGET = 10_000_000;
 /** Queue IDs one by one, against a bare bigint counter in the same loops, run and process. */
-const COUNTER_TARGETS: Record<string, number> = { 'client one by one (await)': 0.95, 'client one by one (sync try)': 0.9 };
+const COUNTER_TARGETS: Partial<Record<Mode, number>> = { 'client one by one (await)': 0.95, 'client one by one (sync try)': 0.9 };
+/** The worker's bare counter of each (as its COUNTER_OF). */
+const COUNTER_OF: Partial<Record<Mode, Mode>> = { 'client one by one (await)': 'bare counter (await)', 'client one by one (sync try)': 'bare counter (sync)' };
 
 /**
  * IDs per second in one client process (@shardleaf/client, IDs handed out from leases) for each

@@ -27,7 +27,7 @@ export type Mode =
   | 'HTTP GET ?count=1000';
 
 /** The bare counter measured alongside each client one-by-one mode (same loop, same run). */
-export const COUNTER_OF: Partial<Record<Mode, Mode>> = {
+const COUNTER_OF: Partial<Record<Mode, Mode>> = {
   'client one by one (await)': 'bare counter (await)',
   'client one by one (sync try)': 'bare counter (sync)',
 };
