@@ -36,6 +36,14 @@ export class ShardleafClient extends IdForms {
   private readonly segmentBuffers = new Map<string, IdBuffer>();
   private readonly snowflakeBuffers = new Map<string, IdBuffer>();
   private closed = false;
+  /**
+   * The queue buffer of the last (appId, gatePass) looked up, found again without hashing the
+   * gatePass or a Map lookup when a caller asks for the same pair (the common case: one service,
+   * one app, a few gatePasses). The pair was checked when it was stored; close() clears it.
+   */
+  private lastQueueAppId = Number.NaN;
+  private lastQueueGatePass = '';
+  private lastQueueBuffer: IdBuffer | null = null;
 
   /** Throws a ShardleafArgumentError (a RangeError) naming the option when one is out of range. */
   constructor(options: ShardleafClientOptions) {
@@ -50,12 +58,12 @@ export class ShardleafClient extends IdForms {
    * Like every method that returns a promise, it never throws: bad input, a closed client and
    * server errors reject the promise.
    */
-  queueId(appId: number, gatePass: string): Promise<bigint> {
-    try {
-      return takeOne(this.queueBuffer(appId, gatePass));
-    } catch (err) {
-      return rejected(err);
-    }
+  async queueId(appId: number, gatePass: string): Promise<bigint> {
+    // async: an ID at hand is returned as from an async function (fewer instructions per call than
+    // Promise.resolve), and what the buffer lookup throws rejects the promise.
+    const buffer = appId === this.lastQueueAppId && gatePass === this.lastQueueGatePass ? this.lastQueueBuffer! : this.queueBuffer(appId, gatePass);
+    const id = buffer.tryTakeOne();
+    return id !== undefined ? id : buffer.takeOne();
   }
 
   /**
@@ -66,7 +74,8 @@ export class ShardleafClient extends IdForms {
    * 410 for an exhausted shard…), so a caller that polls learns why it gets nothing.
    */
   tryQueueId(appId: number, gatePass: string): bigint | undefined {
-    return this.queueBuffer(appId, gatePass).pollOne();
+    const buffer = appId === this.lastQueueAppId && gatePass === this.lastQueueGatePass ? this.lastQueueBuffer! : this.queueBuffer(appId, gatePass);
+    return buffer.pollOne();
   }
 
   /**
@@ -194,6 +203,8 @@ export class ShardleafClient extends IdForms {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.lastQueueAppId = Number.NaN;
+    this.lastQueueBuffer = null;
     this.transport.close();
     for (const map of [this.queueBuffers, this.segmentBuffers, this.snowflakeBuffers] as Array<Map<unknown, IdBuffer>>) {
       for (const buffer of map.values()) {
@@ -214,7 +225,12 @@ export class ShardleafClient extends IdForms {
     nonEmpty('gatePass', gatePass);
     const shard = shardOf(gatePass);
     const key = appId * QUEUE_SHARD_COUNT + shard;
-    return this.queueBuffers.get(key) ?? this.add(this.queueBuffers, key, queueLeases(this.transport, appId, shard, gatePass), queueLeaseRevoked);
+    const buffer =
+      this.queueBuffers.get(key) ?? this.add(this.queueBuffers, key, queueLeases(this.transport, appId, shard, gatePass), queueLeaseRevoked);
+    this.lastQueueAppId = appId;
+    this.lastQueueGatePass = gatePass;
+    this.lastQueueBuffer = buffer;
+    return buffer;
   }
 
   private segmentBuffer(tag: string): IdBuffer {

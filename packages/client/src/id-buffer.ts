@@ -5,6 +5,9 @@ import { LeaseSizing, initialLeaseSize, nextLeaseSize } from './lease-size';
 
 export type { Lease } from './lease-segment';
 
+/** Above any lease's `left` (a lease is at most ~10M IDs), and a small integer like `left` itself. */
+const ALWAYS_CHECK = 2 ** 30 - 1;
+
 /** Fetches a lease of (at least, or about) `size` IDs. May throw; the buffer reports it to callers. */
 export type LeaseFetcher = (size: number) => Promise<Lease>;
 
@@ -54,6 +57,13 @@ export interface IdBufferView {
  */
 export class IdBuffer {
   private current: Segment = EMPTY_SEGMENT;
+  /**
+   * While the current lease has more than this many IDs left, an ID is taken with no other check
+   * (the fast path): refetchAt + 1 while a prefetch may still be due, 0 once the next lease is
+   * here or being fetched, Infinity when leases expire (every take reads the clock) or after
+   * close(). Recomputed by settle() whenever current, next or the fetch in flight change.
+   */
+  private fastAbove = ALWAYS_CHECK;
   private next: Segment | null = null;
   private fetching: Promise<void> | null = null;
   private lastError: Error | null = null;
@@ -65,6 +75,8 @@ export class IdBuffer {
   private failedAt = Number.NEGATIVE_INFINITY;
   private closed = false;
   private readonly leaseTtlMs: number;
+  /** Whether leases expire (leaseTtlMs finite): each take then reads the clock. */
+  private readonly ttlBounded: boolean;
   /** A lease expired with IDs left since the last fetch: the next one must not grow. */
   private expiredUnused = false;
 
@@ -82,7 +94,9 @@ export class IdBuffer {
     if (!(this.leaseTtlMs > 0)) {
       throw new RangeError(`leaseTtlMs must be positive, got ${options.leaseTtlMs}`);
     }
+    this.ttlBounded = this.leaseTtlMs !== Number.POSITIVE_INFINITY;
     this.size = initialLeaseSize(options);
+    this.settle();
   }
 
   view(): IdBufferView {
@@ -97,24 +111,12 @@ export class IdBuffer {
 
   /** One ID when one is here now (no await), else undefined (and a fetch is under way). */
   tryTakeOne(): bigint | undefined {
-    if (this.leaseTtlMs !== Number.POSITIVE_INFINITY) {
-      this.dropExpired();
+    // The fast path: an ID of the current lease that triggers no prefetch, no lifetime to check.
+    const segment = this.current;
+    if (segment.left > this.fastAbove) {
+      return segment.takeOne();
     }
-    let segment = this.current;
-    if (segment.left === 0) {
-      if (this.next === null) {
-        // Like a prefetch: a polling caller during an outage does not fetch more often than the retry delay.
-        this.prefetch();
-        return undefined;
-      }
-      segment = this.current = this.next;
-      this.next = null;
-    }
-    const id = segment.takeOne();
-    if (segment.left <= segment.refetchAt) {
-      this.prefetch();
-    }
-    return id;
+    return this.tryTakeChecked();
   }
 
   /**
@@ -123,7 +125,11 @@ export class IdBuffer {
    * shard, bad input), that error is thrown, once per failed fetch; otherwise undefined.
    */
   pollOne(): bigint | undefined {
-    const id = this.tryTakeOne();
+    const segment = this.current;
+    if (segment.left > this.fastAbove) {
+      return segment.takeOne();
+    }
+    const id = this.tryTakeChecked();
     if (id !== undefined) {
       return id;
     }
@@ -162,7 +168,7 @@ export class IdBuffer {
       if (this.closed) {
         throw new ShardleafClosedError();
       }
-      if (this.leaseTtlMs !== Number.POSITIVE_INFINITY) {
+      if (this.ttlBounded) {
         this.dropExpired();
       }
       const segment = this.current;
@@ -176,6 +182,7 @@ export class IdBuffer {
       if (this.next !== null) {
         this.current = this.next;
         this.next = null;
+        this.settle();
         continue;
       }
       // Both used up: wait for the fetch in flight (IDs taken so far stay taken: a gap if it fails).
@@ -188,6 +195,43 @@ export class IdBuffer {
     this.closed = true;
     this.current = EMPTY_SEGMENT;
     this.next = null;
+    this.settle();
+  }
+
+  /** tryTakeOne with every check: lease lifetime, the switch to the next lease, the prefetch. */
+  private tryTakeChecked(): bigint | undefined {
+    if (this.ttlBounded) {
+      this.dropExpired();
+    }
+    let segment = this.current;
+    if (segment.left === 0) {
+      if (this.next === null) {
+        // Like a prefetch: a polling caller during an outage does not fetch more often than the retry delay.
+        this.prefetch();
+        return undefined;
+      }
+      segment = this.current = this.next;
+      this.next = null;
+      this.settle();
+    }
+    const id = segment.takeOne();
+    if (segment.left <= segment.refetchAt) {
+      this.prefetch();
+    }
+    return id;
+  }
+
+  /** Recomputes fastAbove from current, next and the fetch in flight (see fastAbove). */
+  private settle(): void {
+    if (this.ttlBounded || this.closed) {
+      this.fastAbove = ALWAYS_CHECK;
+    } else if (this.next !== null || this.fetching !== null) {
+      // No prefetch can be due: taking is only bounded by the IDs left.
+      this.fastAbove = 0;
+    } else {
+      // The take that brings `left` down to refetchAt starts the prefetch: it goes the checked way.
+      this.fastAbove = this.current.refetchAt + 1;
+    }
   }
 
   /** Drops the leases older than leaseTtlMs (their unused IDs become a gap). */
@@ -272,9 +316,11 @@ export class IdBuffer {
         }
       } finally {
         this.fetching = null;
+        this.settle();
       }
     })();
     this.fetching = fetching;
+    this.settle();
     return fetching;
   }
 }

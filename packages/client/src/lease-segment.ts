@@ -8,21 +8,35 @@
  */
 export type Lease = { first: bigint; stride: bigint; count: number; maxId?: bigint } | { ids: readonly bigint[] };
 
-/** One lease being handed out. */
+/**
+ * One lease being handed out. A run keeps its next ID and stride in fields of its own and a list its
+ * array, so taking an ID reads no property of the lease object (one object shape on the hot path).
+ */
 export class Segment {
   private nextId: bigint;
+  private readonly stride: bigint;
+  /** The IDs of a list (snowflake batch); null for a run. */
+  private readonly ids: readonly bigint[] | null;
   private pos = 0;
   /** When `left` falls to this, the next lease is fetched. */
   readonly refetchAt: number;
 
   constructor(
-    private readonly lease: Lease,
+    lease: Lease,
     public left: number,
     prefetchAt: number,
     /** Clock time after which the rest of this lease is dropped (Infinity: never). */
     readonly expiresAt = Number.POSITIVE_INFINITY,
   ) {
-    this.nextId = 'ids' in lease ? 0n : lease.first;
+    if ('ids' in lease) {
+      this.ids = lease.ids;
+      this.nextId = 0n;
+      this.stride = 0n;
+    } else {
+      this.ids = null;
+      this.nextId = lease.first;
+      this.stride = lease.stride;
+    }
     // Once ceil(left × prefetchAt) IDs are used (the epsilon absorbs 10 × 0.8 = 8.000000000000002).
     this.refetchAt = left - Math.ceil(left * prefetchAt - 1e-9);
   }
@@ -33,26 +47,28 @@ export class Segment {
 
   /** Drops the IDs left above `maxId` (they are increasing: a run's tail). */
   capAt(maxId: bigint): void {
-    if ('ids' in this.lease || this.left === 0) {
+    if (this.ids !== null || this.left === 0) {
       return;
     }
     if (this.nextId > maxId) {
       this.left = 0;
       return;
     }
-    const allowed = (maxId - this.nextId) / this.lease.stride + 1n;
+    const allowed = (maxId - this.nextId) / this.stride + 1n;
     if (allowed < BigInt(this.left)) {
       this.left = Number(allowed);
     }
   }
 
+  /** The next ID; the caller checked `left > 0`. */
   takeOne(): bigint {
     this.left--;
-    if ('ids' in this.lease) {
-      return this.lease.ids[this.pos++];
+    const ids = this.ids;
+    if (ids !== null) {
+      return ids[this.pos++];
     }
     const id = this.nextId;
-    this.nextId = id + this.lease.stride;
+    this.nextId = id + this.stride;
     return id;
   }
 
@@ -63,14 +79,14 @@ export class Segment {
       return 0;
     }
     this.left -= k;
-    if ('ids' in this.lease) {
-      const ids = this.lease.ids;
+    const ids = this.ids;
+    if (ids !== null) {
       for (let i = 0; i < k; i++) {
         out.push(ids[this.pos++]);
       }
       return k;
     }
-    const stride = this.lease.stride;
+    const stride = this.stride;
     let id = this.nextId;
     for (let i = 0; i < k; i++) {
       out.push(id);

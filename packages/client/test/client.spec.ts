@@ -76,6 +76,31 @@ describe('ShardleafClient against a fake server', () => {
     expect(() => c.tryQueueId(1, 'alice')).toThrow(ShardleafClosedError);
   });
 
+  it('after close(), the queue pair used just before is refused too (no remembered buffer survives)', async () => {
+    const servers = new FakeServers();
+    const clock = new FakeClock();
+    const c = testClient(servers, clock);
+    const first = await c.queueId(1, 'alice');
+    expect(c.tryQueueId(1, 'alice')).toBeGreaterThan(first);
+    await c.close();
+    await expect(c.queueId(1, 'alice')).rejects.toBeInstanceOf(ShardleafClosedError);
+    expect(() => c.tryQueueId(1, 'alice')).toThrow(ShardleafClosedError);
+  });
+
+  it('a remembered queue pair does not hide bad input or another pair', async () => {
+    const servers = new FakeServers();
+    const clock = new FakeClock();
+    const c = testClient(servers, clock);
+    const a = await c.queueId(1, 'alice');
+    await expect(c.queueId(1.5, 'alice')).rejects.toBeInstanceOf(RangeError);
+    expect(() => c.tryQueueId(1, '')).toThrow(RangeError);
+    const b = await c.queueId(2, 'alice');
+    expect(b & 0xffn).toBe(2n);
+    expect((await c.queueId(1, 'alice')) & 0xffn).toBe(1n);
+    expect(a & 0xffn).toBe(1n);
+    await c.close();
+  });
+
   it('prefetches in the background: callers do not wait while the next lease is fetched', async () => {
     const servers = new FakeServers();
     const clock = new FakeClock();

@@ -1,25 +1,38 @@
 import { BenchEnv, admin } from '../lib/bench-env';
 import { BenchOptions } from '../lib/options';
-import { ROOT, TS_NODE, runNode } from '../lib/proc';
+import { ROOT, TS_NODE, runCommand, runNode } from '../lib/proc';
 import { startService } from '../lib/service';
 import { Row } from '../lib/table';
-import type { ClientRate } from '../workers/client-rate';
+import type { ClientRate, Mode } from '../workers/client-rate';
 
 const TARGET = 10_000_000;
+/** Queue IDs one by one, against a bare bigint counter in the same loops, run and process. */
+const COUNTER_TARGETS: Partial<Record<Mode, number>> = { 'client one by one (await)': 0.95, 'client one by one (sync try)': 0.9 };
+/** The worker's bare counter of each (as its COUNTER_OF). */
+const COUNTER_OF: Partial<Record<Mode, Mode>> = { 'client one by one (await)': 'bare counter (await)', 'client one by one (sync try)': 'bare counter (sync)' };
 
 /**
  * IDs per second in one client process (@shardleaf/client, IDs handed out from leases) for each
  * generator, against the same process calling the plain HTTP routes, measured alternately in one
  * run; and the server's CPU per ID at that rate (the service's process CPU time over the IDs the
- * client took). Target: ≥ 10M ids/s for segment and queue in-process (batches of 1000).
+ * client took). Target: ≥ 10M ids/s for segment and queue in-process (batches of 1000). And queue
+ * IDs one by one against a bare bigint counter in the same loops: `await queueId` ≥ 0.95 of an
+ * awaited counter, `tryQueueId` ≥ 0.9 of a counter (median of the runs' ratios, each run
+ * alternating counter and client).
+ *
+ * The client measured is the built package (packages/client/dist, built here with its own
+ * tsconfig.build.json: the files `npm pack` ships), as a caller installs it.
  */
 export async function clientCase(opts: BenchOptions, env: BenchEnv, log: (s: string) => void): Promise<Row[]> {
   log('client: @shardleaf/client in-process vs plain HTTP');
+  log('client: building packages/client/dist (what npm pack ships)');
+  await runCommand(process.execPath, [`${ROOT}/node_modules/typescript/bin/tsc`, '-p', `${ROOT}/packages/client/tsconfig.build.json`], {}, 300_000);
   const service = await startService(env, opts.profileDir);
   try {
     await admin(env, service.port, 'POST', '/admin/apps', { appId: 9, appName: 'bench-client', step: 1000 });
     await admin(env, service.port, 'POST', '/admin/segment/tags', { tag: 'bench-client', step: 1000 });
     const spec = {
+      clientDir: `${ROOT}/packages/client/dist`,
       baseUrl: `http://127.0.0.1:${service.port}`,
       servicePid: service.child.pid,
       appId: 9,
@@ -32,7 +45,28 @@ export async function clientCase(opts: BenchOptions, env: BenchEnv, log: (s: str
     };
     const out = await runNode([...TS_NODE, `${ROOT}/scripts/bench/workers/client-rate.ts`, JSON.stringify(spec)], {}, 900_000);
     const rates = JSON.parse(out.trim().split('\n').pop() ?? '[]') as ClientRate[];
-    return rates.map((r): Row => {
+    const counterRows: Row[] = [];
+    for (const r of rates) {
+      const target = COUNTER_TARGETS[r.mode];
+      if (r.generator !== 'queue' || target === undefined || r.counterRatio === undefined) {
+        continue;
+      }
+      const bare = rates.find((x) => x.generator === 'queue' && x.mode === COUNTER_OF[r.mode]);
+      const perRun = (r.counterRatios ?? []).map((x) => x.toFixed(3)).join(', ');
+      log(`client: queue ${r.mode} ÷ ${COUNTER_OF[r.mode]}: median ${r.counterRatio.toFixed(3)} (runs ${perRun}), target ≥ ${target}`);
+      counterRows.push({
+        case: 'client queue vs counter',
+        subject: r.mode,
+        idsPerSec: r.idsPerSec,
+        ratio: r.counterRatio,
+        ceiling: `${COUNTER_OF[r.mode]} (${bare === undefined ? '?' : fmtRate(bare.idsPerSec)} ids/s)`,
+        target: `≥ ${target}`,
+        met: r.counterRatio >= target,
+        note: `median of ${r.counterRatios?.length ?? 0} alternated runs, per run ${perRun}; client CPU ${fmtNs(r.clientCpuNsPerId)}/ID` +
+          (bare === undefined ? '' : `, counter ${fmtNs(bare.clientCpuNsPerId)}/ID`) + `; load ${r.load1.toFixed(2)}`,
+      });
+    }
+    const rows = rates.filter((r) => !r.mode.startsWith('bare')).map((r): Row => {
       const inProcess = r.mode.startsWith('client');
       const targeted = r.mode === 'client batch 1000' && r.generator !== 'snowflake';
       const http = rates.find((x) => x.generator === r.generator && x.mode === 'HTTP GET, 1 ID per request');
@@ -58,6 +92,7 @@ export async function clientCase(opts: BenchOptions, env: BenchEnv, log: (s: str
           `; load ${r.load1.toFixed(2)}`,
       };
     });
+    return [...rows, ...counterRows];
   } finally {
     await service.stop();
   }

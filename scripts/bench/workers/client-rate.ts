@@ -1,17 +1,36 @@
 /**
  * The client case's measuring process (scripts/bench/cases/client.ts): one @shardleaf/client in
  * this process against one service, and the same process calling the plain HTTP routes, measured
- * alternately in one run. Prints one JSON line: ClientRate[].
+ * alternately in one run; and, for queue IDs one by one, a bare bigint counter in the same loops
+ * (the ceiling of `await queueId` and `tryQueueId`). Prints one JSON line: ClientRate[].
  *
- * Spec (argv[2], JSON): baseUrl, servicePid, appId, gatePass, tag, snowflakeKey, seconds (per
- * measurement), runs, warmupSeconds.
+ * The client is the built package (`clientDir`: packages/client/dist, what `npm pack` ships), not
+ * its TypeScript sources.
+ *
+ * Spec (argv[2], JSON): clientDir, baseUrl, servicePid, appId, gatePass, tag, snowflakeKey, seconds
+ * (per measurement), runs, warmupSeconds.
  */
 import { loadavg } from 'node:os';
-import { ShardleafClient } from '../../../packages/client/src';
+import type * as ClientPackage from '../../../packages/client/src';
 import { cpuMicros } from '../lib/cpu';
 
+type ShardleafClient = ClientPackage.ShardleafClient;
+
 export type Generator = 'queue' | 'segment' | 'snowflake';
-export type Mode = 'client batch 1000' | 'client one by one (await)' | 'client one by one (sync try)' | 'HTTP GET, 1 ID per request' | 'HTTP GET ?count=1000';
+export type Mode =
+  | 'client batch 1000'
+  | 'client one by one (await)'
+  | 'client one by one (sync try)'
+  | 'bare counter (await)'
+  | 'bare counter (sync)'
+  | 'HTTP GET, 1 ID per request'
+  | 'HTTP GET ?count=1000';
+
+/** The bare counter measured alongside each client one-by-one mode (same loop, same run). */
+const COUNTER_OF: Partial<Record<Mode, Mode>> = {
+  'client one by one (await)': 'bare counter (await)',
+  'client one by one (sync try)': 'bare counter (sync)',
+};
 
 export interface ClientRate {
   generator: Generator;
@@ -24,10 +43,15 @@ export interface ClientRate {
   clientCpuNsPerId: number;
   /** HTTP requests per second of the run (the HTTP modes; leases for the client modes). */
   requestsPerSec: number;
+  /** Queue one-by-one modes: median over the runs of (this mode's ids/s ÷ its bare counter's in the same run). */
+  counterRatio?: number;
+  /** The same ratio per run, in run order. */
+  counterRatios?: number[];
   load1: number;
 }
 
 interface Spec {
+  clientDir: string;
   baseUrl: string;
   servicePid: number;
   appId: number;
@@ -47,8 +71,34 @@ function processCpuNs(): bigint {
   return BigInt(u.user + u.system) * 1000n;
 }
 
+/**
+ * The ceiling of one ID per call: a bigint counter, and an async function returning it for the
+ * awaited form. `id + 1n` rather than `n++`: V8 runs a bigint `++` about 2.4× slower than an add
+ * (~440 against ~185 instructions per call under callgrind), so `++` would be a weaker ceiling.
+ */
+class BareCounter {
+  private n = 0n;
+
+  next(): bigint {
+    const id = this.n;
+    this.n = id + 1n;
+    return id;
+  }
+
+  async nextAsync(): Promise<bigint> {
+    const id = this.n;
+    this.n = id + 1n;
+    return id;
+  }
+}
+
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2]) as Spec;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ShardleafClient } = require(spec.clientDir) as typeof ClientPackage;
+  const counter = new BareCounter();
+  const appId = spec.appId;
+  const gatePass = spec.gatePass;
   const client = new ShardleafClient({ servers: spec.baseUrl, maxLease: 2_000_000, timeoutMs: 5000 });
   const paths: Record<Generator, string> = {
     queue: `/api/id/${spec.appId}?gatePass=${encodeURIComponent(spec.gatePass)}`,
@@ -74,12 +124,19 @@ async function main(): Promise<void> {
       }
       return { ids, requests: fetchesOf(client, g) - before };
     },
+    // Queue IDs one by one: direct calls in the loop (no closure), the loops the bare counter runs too.
     'client one by one (await)': async (g, until) => {
       let ids = 0;
       const before = fetchesOf(client, g);
       while (performance.now() < until) {
-        for (let i = 0; i < 10_000; i++) {
-          await one(g);
+        if (g === 'queue') {
+          for (let i = 0; i < 10_000; i++) {
+            await client.queueId(appId, gatePass);
+          }
+        } else {
+          for (let i = 0; i < 10_000; i++) {
+            await one(g);
+          }
         }
         ids += 10_000;
       }
@@ -89,21 +146,62 @@ async function main(): Promise<void> {
       let ids = 0;
       const before = fetchesOf(client, g);
       while (performance.now() < until) {
-        for (let i = 0; i < 10_000; i++) {
-          if (tryOne(g) === undefined) {
-            await one(g);
+        if (g === 'queue') {
+          for (let i = 0; i < 10_000; i++) {
+            if (client.tryQueueId(appId, gatePass) === undefined) {
+              await client.queueId(appId, gatePass);
+            }
+          }
+        } else {
+          for (let i = 0; i < 10_000; i++) {
+            if (tryOne(g) === undefined) {
+              await one(g);
+            }
           }
         }
         ids += 10_000;
       }
       return { ids, requests: fetchesOf(client, g) - before };
     },
+    'bare counter (await)': async (_g, until) => {
+      let ids = 0;
+      while (performance.now() < until) {
+        for (let i = 0; i < 10_000; i++) {
+          await counter.nextAsync();
+        }
+        ids += 10_000;
+      }
+      return { ids, requests: 0 };
+    },
+    'bare counter (sync)': async (_g, until) => {
+      let ids = 0;
+      while (performance.now() < until) {
+        for (let i = 0; i < 10_000; i++) {
+          if (counter.next() === undefined) {
+            await counter.nextAsync();
+          }
+        }
+        ids += 10_000;
+      }
+      return { ids, requests: 0 };
+    },
     'HTTP GET, 1 ID per request': async (g, until) => http(spec.baseUrl + paths[g], HTTP_CONCURRENCY, 1, until),
     'HTTP GET ?count=1000': async (g, until) =>
       http(`${spec.baseUrl}${paths[g]}${paths[g].includes('?') ? '&' : '?'}count=1000`, HTTP_BATCH_CONCURRENCY, 1000, until),
   };
   const plan: Array<[Generator, Mode[]]> = [
-    ['queue', ['client batch 1000', 'client one by one (await)', 'client one by one (sync try)', 'HTTP GET, 1 ID per request', 'HTTP GET ?count=1000']],
+    [
+      'queue',
+      [
+        'client batch 1000',
+        'bare counter (await)',
+        'client one by one (await)',
+        'bare counter (sync)',
+        'client one by one (sync try)',
+        'HTTP GET, 1 ID per request',
+        'HTTP GET ?count=1000',
+      ],
+    ],
     ['segment', ['client batch 1000', 'client one by one (await)', 'client one by one (sync try)', 'HTTP GET, 1 ID per request', 'HTTP GET ?count=1000']],
     ['snowflake', ['client batch 1000', 'client one by one (await)', 'HTTP GET, 1 ID per request', 'HTTP GET ?count=1000']],
   ];
@@ -132,6 +230,9 @@ async function main(): Promise<void> {
   const out: ClientRate[] = [];
   for (const [key, list] of samples) {
     const [generator, mode] = key.split('|') as [Generator, Mode];
+    const counterMode = COUNTER_OF[mode];
+    const counterSamples = counterMode === undefined ? undefined : samples.get(`${generator}|${counterMode}`);
+    const counterRatios = counterSamples?.map((c, run) => list[run].idsPerSec / c.idsPerSec);
     out.push({
       generator,
       mode,
@@ -139,6 +240,8 @@ async function main(): Promise<void> {
       serverCpuNsPerId: median(list.map((s) => s.serverNs)),
       clientCpuNsPerId: median(list.map((s) => s.clientNs)),
       requestsPerSec: median(list.map((s) => s.rps)),
+      counterRatio: counterRatios === undefined ? undefined : median(counterRatios),
+      counterRatios,
       load1: loadavg()[0],
     });
   }
