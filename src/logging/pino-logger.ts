@@ -94,7 +94,7 @@ function contextOf(rest: unknown[]): string | undefined {
  * Fastify's per-request logger (`request.log`, bound to the request id), made on first use: the
  * pino child (bindings serialised, level methods set up: ~1.5 µs) is only built when something is
  * logged at an enabled level, which at LOG_LEVEL=log/warn/error is almost never (a queue-ID request
- * costs ~25 µs of CPU in all; docs/performance.md "Hot path (#11)"). Same lines as an eager child.
+ * costs ~25 µs of CPU in all; docs/performance.md, the hot path section). Same lines as an eager child.
  */
 export class LazyRequestLogger {
   private real: PinoLogger | undefined;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { METRICS_CONFIG } from '../config/config-tokens';
+import { MetricsConfig } from '../config/metrics-config';
 import { ActivityHistory, HISTORY_SPAN_MS, HistoryPoint } from './core/activity-history';
 import { AppForecast, CapacityForecast } from './core/capacity-forecast';
 import { MetricsService } from './metrics.service';
@@ -33,11 +33,11 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
   private lastFailure = '';
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(METRICS_CONFIG) config: MetricsConfig,
     private readonly metrics: MetricsService,
   ) {
-    this.intervalMs = config.metrics.historyIntervalMs;
-    this.forecastWindowMs = config.metrics.forecastWindowMs;
+    this.intervalMs = config.historyIntervalMs;
+    this.forecastWindowMs = config.forecastWindowMs;
     this.history = this.intervalMs > 0 ? new ActivityHistory(this.intervalMs) : null;
     this.forecast = new CapacityForecast({ windowMs: this.forecastWindowMs });
   }

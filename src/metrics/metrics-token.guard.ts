@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { METRICS_CONFIG } from '../config/config-tokens';
+import { MetricsConfig } from '../config/metrics-config';
 import { assertBearerToken } from '../common/bearer-token';
 
 /** With METRICS_TOKEN set, `GET /metrics` needs `Authorization: Bearer <METRICS_TOKEN>` (else 401); unset, it is open. */
@@ -8,8 +8,8 @@ import { assertBearerToken } from '../common/bearer-token';
 export class MetricsTokenGuard implements CanActivate {
   private readonly expected: Buffer | undefined;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.expected = config.metrics.token === undefined ? undefined : Buffer.from(config.metrics.token);
+  constructor(@Inject(METRICS_CONFIG) config: MetricsConfig) {
+    this.expected = config.token === undefined ? undefined : Buffer.from(config.token);
   }
 
   canActivate(context: ExecutionContext): boolean {

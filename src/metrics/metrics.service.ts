@@ -2,8 +2,8 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { METRICS_CONFIG } from '../config/config-tokens';
+import { MetricsConfig } from '../config/metrics-config';
 import { HistoryMonitor } from '../id-history/history-monitor';
 import { LeaseMonitor } from '../lease/lease-monitor';
 import { NumberMonitor } from '../numbers/number-monitor';
@@ -42,7 +42,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   private refills: Counter<'trigger' | 'outcome'> | null = null;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(METRICS_CONFIG) config: MetricsConfig,
     private readonly adapterHost: HttpAdapterHost,
     private readonly queueState: QueueStatePort,
     private readonly clockWaits: SnowflakeClockWaits,
@@ -54,8 +54,8 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly snowflakeReports: SnowflakeReports,
     private readonly leader: MetricsLeader,
   ) {
-    this.shardFamilies = config.metrics.perShard ? new ShardFamilies() : null;
-    this.state = new TtlSnapshot(() => reader.read(), config.metrics.stateTtlMs);
+    this.shardFamilies = config.perShard ? new ShardFamilies() : null;
+    this.state = new TtlSnapshot(() => reader.read(), config.stateTtlMs);
   }
 
   onModuleInit(): void {

@@ -1,6 +1,6 @@
 import { Provider } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { NUMBERS_CONFIG } from '../config/config-tokens';
+import { NumbersConfig } from '../config/numbers-config';
 import { InstanceClock, systemClock } from './core/number-clock';
 import { NumberGenerator } from './core/number-generator';
 import { NumberMonitor } from './number-monitor';
@@ -14,13 +14,13 @@ export const numberClockProvider: Provider = { provide: NUMBER_CLOCK, useValue: 
 /** The one NumberGenerator of this instance: the instance's clocks, `number_seq`, the monitor. */
 export const numberGeneratorProvider: Provider = {
   provide: NumberGenerator,
-  inject: [APP_CONFIG, NumberSequenceRepository, NumberMonitor, NUMBER_CLOCK],
-  useFactory: (config: AppConfig, repo: NumberSequenceRepository, monitor: NumberMonitor, clock: InstanceClock): NumberGenerator =>
+  inject: [NUMBERS_CONFIG, NumberSequenceRepository, NumberMonitor, NUMBER_CLOCK],
+  useFactory: (config: NumbersConfig, repo: NumberSequenceRepository, monitor: NumberMonitor, clock: InstanceClock): NumberGenerator =>
     new NumberGenerator(repo, {
       clock,
-      marginMs: config.numbers.clockMarginMs,
-      trustMs: config.numbers.clockTrustMs,
-      boundaryWindowMs: config.numbers.boundaryWindowMs,
+      marginMs: config.clockMarginMs,
+      trustMs: config.clockTrustMs,
+      boundaryWindowMs: config.boundaryWindowMs,
       onEvent: (event) => monitor.record(event),
     }),
 };

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { QUEUE_CONFIG, QueueConfig, REDIS_CONFIG, SNOWFLAKE_CONFIG } from '../config/config-tokens';
+import { RedisConfig } from '../config/redis-config';
+import { SnowflakeConfig } from '../config/snowflake-config';
 import { Clock, systemClock } from './core/clock';
 import { PeerClockService } from './peer-clock.service';
 import { createRegistry } from './registry.factory';
@@ -26,10 +27,10 @@ import { SNOWFLAKE_BASE_CLOCK, SNOWFLAKE_CLOCK, WORKER_ID_REGISTRY } from './sno
     { provide: SnowflakeReports, useFactory: () => new SnowflakeReports() },
     {
       provide: WORKER_ID_REGISTRY,
-      inject: [APP_CONFIG, DataSource, SNOWFLAKE_BASE_CLOCK],
+      inject: [SNOWFLAKE_CONFIG, REDIS_CONFIG, QUEUE_CONFIG, DataSource, SNOWFLAKE_BASE_CLOCK],
       // The registries' waits (for a crashed predecessor's ownership to lapse) are not clock waits.
-      useFactory: (config: AppConfig, dataSource: DataSource, clock: Clock) =>
-        createRegistry(config.snowflake, config.redis, config.queue, dataSource, clock),
+      useFactory: (snowflake: SnowflakeConfig, redis: RedisConfig, queue: QueueConfig, dataSource: DataSource, clock: Clock) =>
+        createRegistry(snowflake, redis, queue, dataSource, clock),
     },
     PeerClockService,
     SnowflakeService,
