@@ -98,10 +98,6 @@ export class IndexArrayReader {
    * `$<len>\r\n<bytes>\r\n` entirely within chunk[p, end): read and accepted, returns the position
    * after it; -1 when it does not fit (the byte-by-byte states take over, nothing consumed).
    */
-  /**
-   * `$<len>\r\n<bytes>\r\n` entirely within chunk[p, end): read and accepted, returns the position
-   * after it; -1 when it does not fit (the byte-by-byte states take over, nothing consumed).
-   */
   readWholeEntry(chunk: Uint8Array, p: number, end: number): number {
     if (chunk[p] !== DOLLAR) {
       return -1;
