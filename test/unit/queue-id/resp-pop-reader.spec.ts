@@ -76,7 +76,7 @@ function mixedEntries(random: () => number, count: number): Buffer[] {
 
 const LIMITS = [-1n, 0n, 1n, 2n ** 41n, 5000n * 16384n, 10n ** 15n, MAX_INDEX];
 
-describe('RespPopReader (core/resp-pop-reader.ts)', () => {
+describe('RespPopReader (queue-id/redis/resp/resp-pop-reader.ts)', () => {
   it('reads generated pop replies exactly as acceptEntries reads their entries, in one chunk and in random chunks', () => {
     const random = rng(20261124);
     for (let round = 0; round < 300; round++) {

@@ -5,7 +5,7 @@ import { CR, DOLLAR, LF, MAX_HEADER_DIGITS, NINE, PoppedIndexList, RespProtocolE
  * The entries of one `LPOP key n` reply read straight into indexes, under the accept rules of
  * acceptEntries (queue-batch.ts): digits only, 1..16 of them, 16-digit entries compared exactly,
  * entries above the shard's limit dropped and flagged, the rest counted as malformed. An entry
- * whole in one chunk is read in one go (`readWholeEntry`); one cut across chunks byte by byte
+ * whole in one chunk is read in one go (`readWholeEntries`); one cut across chunks byte by byte
  * (`startEntry`, `readPayload`, `endEntry`) while RespPopReader frames it.
  */
 export class IndexArrayReader {
@@ -95,62 +95,68 @@ export class IndexArrayReader {
   }
 
   /**
-   * `$<len>\r\n<bytes>\r\n` entirely within chunk[p, end): read and accepted, returns the position
-   * after it; -1 when it does not fit (the byte-by-byte states take over, nothing consumed).
+   * Reads, from chunk[p, end), every entry that lies whole in it (`$<len>\r\n<bytes>\r\n`), up to
+   * the array's last; returns the position after the last one read (p when none was). An entry cut
+   * by the chunk's end, or anything odd, is left to the byte-by-byte states (nothing of it consumed).
    */
-  readWholeEntry(chunk: Uint8Array, p: number, end: number): number {
-    if (chunk[p] !== DOLLAR) {
-      return -1;
-    }
-    let q = p + 1;
-    let length = 0;
-    let digits = 0;
-    while (q < end) {
-      const c = chunk[q];
-      if (c < ZERO || c > NINE) {
-        break;
-      }
-      length = length * 10 + (c - ZERO);
-      q++;
-      if (++digits > MAX_HEADER_DIGITS) {
-        return -1;
-      }
-    }
-    // Needs: CR LF, the bytes, CR LF; anything odd is left to the byte-by-byte states to refuse.
-    if (digits === 0 || q + 1 >= end || chunk[q] !== CR || chunk[q + 1] !== LF) {
-      return -1;
-    }
-    const start = q + 2;
-    const stop = start + length;
-    if (stop + 2 > end) {
-      return -1;
-    }
-    if (chunk[stop] !== CR || chunk[stop + 1] !== LF) {
-      throw new RespProtocolError('an entry is not followed by CR LF');
-    }
-    let ok = length > 0 && length <= MAX_ENTRY_DIGITS;
-    let n = 0;
-    if (ok) {
-      for (let i = start; i < stop; i++) {
-        const c = chunk[i];
+  readWholeEntries(chunk: Uint8Array, p: number, end: number): number {
+    const max = this.max;
+    const out = this.out;
+    let left = this.left;
+    while (left > 0 && p < end && chunk[p] === DOLLAR) {
+      let q = p + 1;
+      let length = 0;
+      let digits = 0;
+      while (q < end) {
+        const c = chunk[q];
         if (c < ZERO || c > NINE) {
-          ok = false;
           break;
         }
-        n = n * 10 + (c - ZERO);
+        length = length * 10 + (c - ZERO);
+        q++;
+        digits++;
       }
-    }
-    if (ok && length > EXACT_DIGITS) {
-      let prev = 0;
-      for (let i = start; i < stop - 1; i++) {
-        prev = prev * 10 + (chunk[i] - ZERO);
+      // Needs: CR LF, the bytes, CR LF; anything odd is left to the byte-by-byte states to refuse.
+      if (digits === 0 || digits > MAX_HEADER_DIGITS || q + 1 >= end || chunk[q] !== CR || chunk[q + 1] !== LF) {
+        break;
       }
-      this.accept(true, length, n, prev, chunk[stop - 1] - ZERO);
-    } else {
-      this.accept(ok, length, n, 0, 0);
+      const start = q + 2;
+      const stop = start + length;
+      if (stop + 2 > end) {
+        break;
+      }
+      if (chunk[stop] !== CR || chunk[stop + 1] !== LF) {
+        this.left = left;
+        throw new RespProtocolError('an entry is not followed by CR LF');
+      }
+      let ok = length > 0 && length <= MAX_ENTRY_DIGITS;
+      let n = 0;
+      if (ok) {
+        for (let i = start; i < stop; i++) {
+          const c = chunk[i];
+          if (c < ZERO || c > NINE) {
+            ok = false;
+            break;
+          }
+          n = n * 10 + (c - ZERO);
+        }
+      }
+      if (ok && length <= EXACT_DIGITS && n <= max) {
+        out.push(n);
+      } else if (ok && length > EXACT_DIGITS) {
+        let prev = 0;
+        for (let i = start; i < stop - 1; i++) {
+          prev = prev * 10 + (chunk[i] - ZERO);
+        }
+        this.accept(true, length, n, prev, chunk[stop - 1] - ZERO);
+      } else {
+        this.accept(ok, length, n, 0, 0);
+      }
+      left--;
+      p = stop + 2;
     }
-    this.left--;
-    return stop + 2;
+    this.left = left;
+    return p;
   }
 
   /** prev and last are read only for 16-digit entries: the value of the first 15 digits, the last digit. */

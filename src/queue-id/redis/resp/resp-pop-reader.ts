@@ -97,9 +97,9 @@ export class RespPopReader {
           p = this.readType(chunk, p);
           break;
         case State.EntryType: {
-          // The common case: a whole entry in this chunk, read in one go.
-          const next = this.entries.readWholeEntry(chunk, p, end);
-          if (next >= 0) {
+          // The common case: the entries whole in this chunk, read in one go.
+          const next = this.entries.readWholeEntries(chunk, p, end);
+          if (next > p) {
             p = next;
             this.afterEntry();
             break;
