@@ -21,19 +21,27 @@ export class QueueIdController {
   /** The hottest route of the service: served straight from Fastify (common/direct-routes). */
   @DirectRoute()
   @Get(':appId')
-  async get(
+  get(
     @Param('appId') appIdRaw: string,
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: JsonReply,
   ): Promise<string | Buffer> {
+    // Not async: the single get's promise is returned as it is (no extra promise to adopt it). Bad
+    // input throws here, before any pop; the direct route maps it as it maps a rejection.
     const appId = parseIntParam('appId', appIdRaw, 0, MAX_APP_ID);
     const gatePass = parseRequiredString('gatePass', query.gatePass, this.queue.gatePassMaxLength);
     const count = parseCount(query.count, this.queue.maxBatch);
     if (count === undefined) {
-      return (await this.service.get(appId, gatePass, 1))[0].toString();
+      return this.service.getOneText(appId, gatePass);
     }
-    // `{"ids":[…]}` written by the service into one Buffer (the same bytes JSON.stringify would
-    // give): Fastify sends a Buffer as it is, no serializer and no string encoding.
+    return this.batch(appId, gatePass, count, reply);
+  }
+
+  /**
+   * `{"ids":[…]}` written by the service into one Buffer (the same bytes JSON.stringify would
+   * give): Fastify sends a Buffer as it is, no serializer and no string encoding.
+   */
+  private async batch(appId: number, gatePass: string, count: number, reply: JsonReply): Promise<Buffer> {
     const body = await this.service.getBatchJson(appId, gatePass, count);
     reply.header('content-type', 'application/json; charset=utf-8');
     return body;

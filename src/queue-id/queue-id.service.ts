@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { AppRegistry, ShardConfig } from './core/app-registry';
-import { acceptEntries, batchBody, queueIdOf } from './core/queue-batch';
-import { shardOf } from './core/queue-id-layout';
+import { acceptEntries, batchBody, plainIndexOf, queueIdOf, queueIdString } from './core/queue-batch';
+import { lowNumber, shardOf } from './core/queue-id-layout';
 import { QueueLists } from './core/queue-lists';
 import { RETRY_TIME } from './core/refill-policy';
 import { AppRegistrySync } from './app-registry-sync.service';
@@ -37,6 +37,47 @@ export class QueueIdService {
     const shard = this.knownShard(appId, shardId) ?? (await this.resolveShard(appId, shardId));
     const indexes = await this.takeIndexes(appId, shardId, shard, count);
     return indexes.map((index) => queueIdOf(index, shardId, appId));
+  }
+
+  /**
+   * One ID as its decimal string (the single get), the same ID `get(appId, gatePass, 1)` gives.
+   * The common case — the shard in the registry, pops not confirmed by replicas, a plain pop
+   * allowed (RequestPops.plainPopOne), a valid index popped — is one pop and one continuation;
+   * anything else goes the general way, from wherever the common case left it.
+   */
+  getOneText(appId: number, gatePass: string): Promise<string> {
+    const shardId = shardOf(gatePass);
+    const shard = this.knownShard(appId, shardId);
+    const popped = shard !== undefined && !this.lists.confirmsPops ? this.pops.plainPopOne({ appId, shardId }) : null;
+    if (popped === null) {
+      return this.get(appId, gatePass, 1).then(firstText);
+    }
+    return popped.then(
+      (entry) => {
+        const index = entry === null ? -1 : plainIndexOf(entry, Number(shard!.maxIndex));
+        if (index >= 0) {
+          return queueIdString(index, lowNumber(appId, shardId), shardId, appId);
+        }
+        return this.afterOddPop(entry, appId, shardId, shard!).then(firstText);
+      },
+      (err: unknown) => {
+        throw this.backendError(err);
+      },
+    );
+  }
+
+  /** The common case's pop found the list empty, or an entry acceptEntries must judge: on as `get`. */
+  private afterOddPop(entry: Uint8Array | null, appId: number, shardId: number, shard: ShardConfig): Promise<bigint[]> {
+    const out: number[] = [];
+    let exhausted = false;
+    if (entry === null) {
+      this.pops.poppedNothing({ appId, shardId });
+    } else {
+      exhausted = this.accept([entry], shard, out, appId, shardId);
+    }
+    return this.finishTake(appId, shardId, shard, 1, out, exhausted, -1).then((indexes) =>
+      indexes.map((index) => queueIdOf(index, shardId, appId)),
+    );
   }
 
   /**
@@ -110,6 +151,24 @@ export class QueueIdService {
     } catch (err) {
       throw this.backendError(err);
     }
+    return this.finishTake(appId, shardId, shard, count, out, exhausted, length);
+  }
+
+  /**
+   * After the request's own pop: `out` holds the indexes it gave, `length` the list's length it
+   * read (-1: not read). Starts a background refill when that left the list low; refills on demand
+   * what is missing.
+   */
+  private async finishTake(
+    appId: number,
+    shardId: number,
+    shard: ShardConfig,
+    count: number,
+    out: number[],
+    exhausted: boolean,
+    length: number,
+  ): Promise<number[]> {
+    const lists = this.lists;
     if (length >= 0 && out.length === count) {
       // Refill ahead: a pop that left the list low starts one background refill; this request goes on.
       this.background.afterPop({ appId, shardId }, shard.step, length);
@@ -184,4 +243,8 @@ export class QueueIdService {
     this.logger.warn(`backend failure: ${(err as Error).message}`);
     return new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis or MySQL) is unavailable; retry later');
   }
+}
+
+function firstText(ids: bigint[]): string {
+  return ids[0].toString();
 }

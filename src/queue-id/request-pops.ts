@@ -25,19 +25,40 @@ export class RequestPops {
   }
 
   /**
+   * A single get's plain pop, when one needs no length read: refill-ahead off, or this instance's
+   * length-read budget for the shard lasts (the pop is counted). Null when this pop must read the
+   * length (popAhead). An empty pop must be reported with `poppedNothing`.
+   */
+  plainPopOne(shard: ShardRef): Promise<Uint8Array | null> | null {
+    if (this.queue.refillAhead && !this.reads.tryPlain(shard.appId, shard.shardId)) {
+      return null;
+    }
+    return this.lists.popOne(shard.appId, shard.shardId);
+  }
+
+  /** A plain pop found the list empty: its length is unknown again (the next pop reads it). */
+  poppedNothing(shard: ShardRef): void {
+    if (this.queue.refillAhead) {
+      this.reads.forget(shard.appId, shard.shardId);
+    }
+  }
+
+  /**
    * A single get's pop: the entry, and the list's length after the pop when it was read (-1 when
    * not). A plain pop while this instance's budget for the shard lasts, else the atomic pop with
    * length (a script).
    */
   async popAhead(shard: ShardRef, step: number): Promise<PoppedEntries> {
-    const { appId, shardId } = shard;
-    if (this.reads.tryPlain(appId, shardId)) {
-      const entries = await this.lists.pop(appId, shardId, 1);
-      if (entries.length === 0) {
-        this.reads.forget(appId, shardId);
+    const plain = this.plainPopOne(shard);
+    if (plain !== null) {
+      const entry = await plain;
+      if (entry === null) {
+        this.poppedNothing(shard);
+        return { entries: [], length: -1 };
       }
-      return { entries, length: -1 };
+      return { entries: [entry], length: -1 };
     }
+    const { appId, shardId } = shard;
     const ticket = this.reads.readingPop(appId, shardId, 1);
     const popped = await this.lists.popWithLength(appId, shardId, 1);
     if (popped.length >= 0) {

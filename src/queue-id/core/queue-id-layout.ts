@@ -31,7 +31,12 @@ export { shardOf };
 
 /** The low 14 bits of every ID of (appId, shardId). */
 export function lowBits(appId: number, shardId: number): bigint {
-  return BigInt((shardId << APPID_BYTE_LEN) | appId);
+  return BigInt(lowNumber(appId, shardId));
+}
+
+/** lowBits as a number. */
+export function lowNumber(appId: number, shardId: number): number {
+  return (shardId << APPID_BYTE_LEN) | appId;
 }
 
 export function composeQueueId(index: bigint, shardId: number, appId: number): bigint {

@@ -79,6 +79,9 @@ export abstract class QueueLists {
   /** The request path's pop: up to n entries. */
   abstract pop(appId: number, shardId: number, n: number): Promise<Uint8Array[]>;
 
+  /** A single get's pop: one entry, or null when the list is empty. */
+  abstract popOne(appId: number, shardId: number): Promise<Uint8Array | null>;
+
   /** Up to n entries and the length this pop left, atomically (refill-ahead, single gets). */
   abstract popWithLength(appId: number, shardId: number, n: number): Promise<PoppedEntries>;
 

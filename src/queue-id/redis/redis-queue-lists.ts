@@ -57,6 +57,11 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     return (await this.redis.lpopBuffer(key, n)) ?? [];
   }
 
+  /** One LPOP, its promise returned as ioredis gives it (no async layer: the single get's hot path). */
+  popOne(appId: number, shardId: number): Promise<Uint8Array | null> {
+    return this.redis.lpopBuffer(this.keys.list(appId, shardId));
+  }
+
   /** One EVALSHA of pop-with-length.ts: the LPOP and the LLEN after it, atomically. */
   popWithLength(appId: number, shardId: number, n: number): Promise<PoppedEntries> {
     return popWithLength(this.redis, this.keys.list(appId, shardId), n);

@@ -151,6 +151,11 @@ export class FakeQueueLists implements QueueLists {
     return this.take(appId, shardId, n);
   }
 
+  async popOne(appId: number, shardId: number): Promise<Uint8Array | null> {
+    this.check();
+    return this.take(appId, shardId, 1)[0] ?? null;
+  }
+
   async popWithLength(appId: number, shardId: number, n: number): Promise<PoppedEntries> {
     this.check();
     const entries = this.take(appId, shardId, n);

@@ -1,0 +1,110 @@
+import { Logger } from '@nestjs/common';
+import { acceptEntries, plainIndexOf } from '../../../src/queue-id/core/queue-batch';
+import { composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
+import { errorKindOf, gatePassFor, queueFixture } from './queue-fixture';
+
+const APP = 3;
+const SHARD = 9;
+const gatePass = gatePassFor(SHARD);
+const limitAt = (maxIndex: bigint): bigint => composeQueueId(maxIndex, SHARD, APP);
+
+/** What one single get answers: its ID, or the error kind it was refused with. */
+type Answer = string | { error: string | undefined };
+
+/** `gets` single gets through `getOneText` (the route's path) or through `get` (the general path). */
+async function answers(env: Record<string, string>, entries: string[], maxLimitId: bigint, gets: number, viaText: boolean) {
+  const f = queueFixture(env);
+  await f.addApp(APP, 4, maxLimitId);
+  f.lists.append(APP, SHARD, ...entries);
+  const popOne = jest.spyOn(f.lists, 'popOne');
+  const out: Answer[] = [];
+  for (let i = 0; i < gets; i++) {
+    const p = viaText ? f.service.getOneText(APP, gatePass) : f.service.get(APP, gatePass, 1).then((ids) => ids[0].toString());
+    try {
+      out.push(await p);
+    } catch {
+      out.push({ error: await errorKindOf(p) });
+    }
+  }
+  return { out, left: f.lists.entries(APP, SHARD), allocations: f.repo.allocations.length, plainPops: popOne.mock.calls.length };
+}
+
+describe('QueueIdService.getOneText (the single get route): the same answers as get(…, 1)', () => {
+  beforeAll(() => {
+    Logger.overrideLogger(false);
+  });
+
+  const cases: Array<[string, string[], bigint, number]> = [
+    ['valid entries, then on-demand refills of an empty list', ['5', '6', '7'], 0n, 12],
+    ['malformed entries among valid ones', ['5', 'x1', '', '-3', '6', '0007', '12a'], 0n, 10],
+    ['entries above max_limit_id: QUEUE_EXHAUSTED, nothing above handed out', ['18', '19', '20', '21', '22'], limitAt(20n), 6],
+    ['16-digit entries (one with leading zeros, kept), the largest index', ['0000000000000007', '562949953421311', '8'], 0n, 4],
+    ['a 16-digit entry above every limit', ['5', '1000000000000000', '6'], 0n, 3],
+    ['an index above 2^39 (bigint arithmetic)', ['600000000000', '600000000001'], 0n, 2],
+    ['a long list (refill-ahead: plain pops from the length-read budget)', Array.from({ length: 600 }, (_, i) => String(1000 + i)), 0n, 400],
+  ];
+
+  for (const ahead of ['false', 'true']) {
+    for (const [name, entries, limit, gets] of cases) {
+      it(`${name} (refill-ahead ${ahead})`, async () => {
+        const env = { QUEUE_REFILL_AHEAD: ahead };
+        const general = await answers(env, entries, limit, gets, false);
+        const route = await answers(env, entries, limit, gets, true);
+        expect({ out: route.out, left: route.left, allocations: route.allocations }).toEqual({
+          out: general.out,
+          left: general.left,
+          allocations: general.allocations,
+        });
+        expect(route.out.some((a) => typeof a === 'string')).toBe(true);
+        // The route's own plain pop is taken: always without refill-ahead, with it once the
+        // length-read budget allows (a list long enough).
+        if (ahead === 'false' || entries.length > 100) {
+          expect(route.plainPops).toBeGreaterThan(0);
+        }
+      });
+    }
+  }
+
+  it('answers QUEUE_APP_NOT_FOUND for an unknown app, as get does', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 4);
+    expect(await errorKindOf(f.service.getOneText(APP + 1, gatePass))).toBe(await errorKindOf(f.service.get(APP + 1, gatePass, 1)));
+  });
+
+  it('answers 503 BACKEND_UNAVAILABLE when the pop fails, as get does', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 4);
+    f.lists.append(APP, SHARD, '1', '2');
+    f.lists.fail = new Error('connection lost');
+    const viaText = await errorKindOf(f.service.getOneText(APP, gatePass));
+    expect(viaText).toBe(await errorKindOf(f.service.get(APP, gatePass, 1)));
+    expect(viaText).toBe('BACKEND_UNAVAILABLE');
+  });
+});
+
+describe('plainIndexOf', () => {
+  it('keeps exactly what acceptEntries keeps of 1..15-digit entries, else -1', () => {
+    const samples = ['0', '7', '00', '0007', '123456789012345', '999999999999999', '', 'x', '1x', '-1', ' 1', '1234567890123456', '12345678901234567'];
+    for (let i = 0; i < 2000; i++) {
+      const length = 1 + Math.floor(Math.random() * 17);
+      let s = '';
+      for (let k = 0; k < length; k++) {
+        s += Math.random() < 0.03 ? '/:a'[Math.floor(Math.random() * 3)] : String(Math.floor(Math.random() * 10));
+      }
+      samples.push(s);
+    }
+    for (const max of [-1, 0, 100, 2 ** 39 - 1, 2 ** 49 - 1]) {
+      for (const s of samples) {
+        const bytes = Buffer.from(s, 'latin1');
+        const kept: number[] = [];
+        acceptEntries([bytes], BigInt(max), kept);
+        const plain = plainIndexOf(bytes, max);
+        if (plain >= 0) {
+          expect([s, kept]).toEqual([s, [plain]]);
+        } else if (s.length <= 15) {
+          expect([s, kept]).toEqual([s, []]);
+        }
+      }
+    }
+  });
+});
