@@ -48,7 +48,13 @@ export class QueueIdService {
   getOneText(appId: number, gatePass: string): Promise<string> {
     const shardId = shardOf(gatePass);
     const shard = this.knownShard(appId, shardId);
-    const popped = shard !== undefined && !this.lists.confirmsPops ? this.pops.plainPopOne({ appId, shardId }) : null;
+    let popped: Promise<Uint8Array | null> | null;
+    try {
+      popped = shard !== undefined && !this.lists.confirmsPops ? this.pops.plainPopOne({ appId, shardId }) : null;
+    } catch (err) {
+      // A client that throws instead of rejecting (ioredis' Cluster pipelining with no node for a slot).
+      return Promise.reject(this.backendError(err));
+    }
     if (popped === null) {
       return this.get(appId, gatePass, 1).then(firstText);
     }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { acceptEntries, plainIndexOf } from '../../../src/queue-id/core/queue-batch';
 import { composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
+import { seededRandom } from '../../support/seeded-random';
 import { errorKindOf, gatePassFor, queueFixture } from './queue-fixture';
 
 const APP = 3;
@@ -16,7 +17,8 @@ async function answers(env: Record<string, string>, entries: string[], maxLimitI
   const f = queueFixture(env);
   await f.addApp(APP, 4, maxLimitId);
   f.lists.append(APP, SHARD, ...entries);
-  const popOne = jest.spyOn(f.lists, 'popOne');
+  // Gets the route's path serves without the general one (`get`), which shares the pops.
+  const general = jest.spyOn(f.service, 'get');
   const out: Answer[] = [];
   for (let i = 0; i < gets; i++) {
     const p = viaText ? f.service.getOneText(APP, gatePass) : f.service.get(APP, gatePass, 1).then((ids) => ids[0].toString());
@@ -26,7 +28,7 @@ async function answers(env: Record<string, string>, entries: string[], maxLimitI
       out.push({ error: await errorKindOf(p) });
     }
   }
-  return { out, left: f.lists.entries(APP, SHARD), allocations: f.repo.allocations.length, plainPops: popOne.mock.calls.length };
+  return { out, left: f.lists.entries(APP, SHARD), allocations: f.repo.allocations.length, fastGets: gets - general.mock.calls.length };
 }
 
 describe('QueueIdService.getOneText (the single get route): the same answers as get(…, 1)', () => {
@@ -42,6 +44,18 @@ describe('QueueIdService.getOneText (the single get route): the same answers as 
     ['a 16-digit entry above every limit', ['5', '1000000000000000', '6'], 0n, 3],
     ['an index above 2^39 (bigint arithmetic)', ['600000000000', '600000000001'], 0n, 2],
     ['a long list (refill-ahead: plain pops from the length-read budget)', Array.from({ length: 600 }, (_, i) => String(1000 + i)), 0n, 400],
+    [
+      'odd entries after a long list (refill-ahead: met by plain pops)',
+      [...Array.from({ length: 300 }, (_, i) => String(1000 + i)), 'x', '0000000000000007', '1000000000000000', '1300', '', '1301'],
+      0n,
+      320,
+    ],
+    [
+      'entries above max_limit_id after a long list',
+      [...Array.from({ length: 300 }, (_, i) => String(1000 + i)), '1300', '5000', '1301'],
+      limitAt(4000n),
+      305,
+    ],
   ];
 
   for (const ahead of ['false', 'true']) {
@@ -56,14 +70,42 @@ describe('QueueIdService.getOneText (the single get route): the same answers as 
           allocations: general.allocations,
         });
         expect(route.out.some((a) => typeof a === 'string')).toBe(true);
-        // The route's own plain pop is taken: always without refill-ahead, with it once the
+        // The route's own path serves gets: always without refill-ahead, with it once the
         // length-read budget allows (a list long enough).
         if (ahead === 'false' || entries.length > 100) {
-          expect(route.plainPops).toBeGreaterThan(0);
+          expect(route.fastGets).toBeGreaterThan(0);
         }
       });
     }
   }
+
+  it('forgets the length-read budget when a plain pop finds the list empty: the next pop reads the length', async () => {
+    const f = queueFixture({ QUEUE_REFILL_AHEAD: 'true' });
+    await f.addApp(APP, 4);
+    f.lists.append(APP, SHARD, ...Array.from({ length: 600 }, (_, i) => String(1000 + i)));
+    const reads = jest.spyOn(f.lists, 'popWithLength');
+    const plain = jest.spyOn(f.lists, 'popOne');
+    await f.service.getOneText(APP, gatePass); // reads the length: a budget is earned
+    await f.service.getOneText(APP, gatePass); // plain
+    expect([reads.mock.calls.length, plain.mock.calls.length]).toEqual([1, 1]);
+    // The list is emptied behind this instance's back (another instance, an admin delete).
+    await f.lists.pop(APP, SHARD, 1000);
+    const general = jest.spyOn(f.service, 'get');
+    await f.service.getOneText(APP, gatePass); // plain, finds nothing: on-demand refill
+    expect([reads.mock.calls.length, plain.mock.calls.length]).toEqual([1, 2]);
+    expect(general).not.toHaveBeenCalled();
+    await f.service.getOneText(APP, gatePass); // the length is read again
+    expect(reads.mock.calls.length).toBe(2);
+  });
+
+  it('answers 503 BACKEND_UNAVAILABLE when the client throws instead of rejecting', async () => {
+    const f = queueFixture();
+    await f.addApp(APP, 4);
+    jest.spyOn(f.lists, 'popOne').mockImplementation(() => {
+      throw new TypeError("Cannot read properties of undefined (reading 'join')");
+    });
+    expect(await errorKindOf(f.service.getOneText(APP, gatePass))).toBe('BACKEND_UNAVAILABLE');
+  });
 
   it('answers QUEUE_APP_NOT_FOUND for an unknown app, as get does', async () => {
     const f = queueFixture();
@@ -85,11 +127,12 @@ describe('QueueIdService.getOneText (the single get route): the same answers as 
 describe('plainIndexOf', () => {
   it('keeps exactly what acceptEntries keeps of 1..15-digit entries, else -1', () => {
     const samples = ['0', '7', '00', '0007', '123456789012345', '999999999999999', '', 'x', '1x', '-1', ' 1', '1234567890123456', '12345678901234567'];
+    const random = seededRandom(27);
     for (let i = 0; i < 2000; i++) {
-      const length = 1 + Math.floor(Math.random() * 17);
+      const length = 1 + Math.floor(random() * 17);
       let s = '';
       for (let k = 0; k < length; k++) {
-        s += Math.random() < 0.03 ? '/:a'[Math.floor(Math.random() * 3)] : String(Math.floor(Math.random() * 10));
+        s += random() < 0.03 ? '/:a'[Math.floor(random() * 3)] : String(Math.floor(random() * 10));
       }
       samples.push(s);
     }
