@@ -59,9 +59,10 @@ export class IdBuffer {
   private current: Segment = EMPTY_SEGMENT;
   /**
    * While the current lease has more than this many IDs left, an ID is taken with no other check
-   * (the fast path): refetchAt + 1 while a prefetch may still be due, 0 once the next lease is
-   * here or being fetched, Infinity when leases expire (every take reads the clock) or after
-   * close(). Recomputed by settle() whenever current, next or the fetch in flight change.
+   * (the fast path, runs only): refetchAt + 1 while a prefetch may still be due, 0 once the next
+   * lease is here or being fetched, ALWAYS_CHECK when leases expire (every take reads the clock),
+   * when the current lease is a list, and after close(). Recomputed by settle() whenever current,
+   * next or the fetch in flight change.
    */
   private fastAbove = ALWAYS_CHECK;
   private next: Segment | null = null;
@@ -111,10 +112,18 @@ export class IdBuffer {
 
   /** One ID when one is here now (no await), else undefined (and a fetch is under way). */
   tryTakeOne(): bigint | undefined {
-    // The fast path: an ID of the current lease that triggers no prefetch, no lifetime to check.
+    // The fast path: the next ID of the current run when that take triggers no prefetch and no
+    // lifetime is to be checked (fastAbove). The run's next ID is computed before the check and
+    // stored only after it, so a take that goes the checked way changes nothing: V8 runs this about
+    // as fast as a bare counter, a check first and the add after it ~0.8 of it (docs/performance.md).
     const segment = this.current;
-    if (segment.left > this.fastAbove) {
-      return segment.takeOne();
+    const id = segment.nextId;
+    const next = id + segment.stride;
+    const left = segment.left;
+    if (left > this.fastAbove) {
+      segment.left = left - 1;
+      segment.nextId = next;
+      return id;
     }
     return this.tryTakeChecked();
   }
@@ -125,11 +134,8 @@ export class IdBuffer {
    * shard, bad input), that error is thrown, once per failed fetch; otherwise undefined.
    */
   pollOne(): bigint | undefined {
-    const segment = this.current;
-    if (segment.left > this.fastAbove) {
-      return segment.takeOne();
-    }
-    const id = this.tryTakeChecked();
+    // tryTakeOne inlined by V8 (a copy of its fast path here measured the same).
+    const id = this.tryTakeOne();
     if (id !== undefined) {
       return id;
     }
@@ -223,7 +229,8 @@ export class IdBuffer {
 
   /** Recomputes fastAbove from current, next and the fetch in flight (see fastAbove). */
   private settle(): void {
-    if (this.ttlBounded || this.closed) {
+    if (this.ttlBounded || this.closed || this.current.ids !== null) {
+      // A list (a snowflake batch, the empty segment) is taken from by Segment.takeOne only.
       this.fastAbove = ALWAYS_CHECK;
     } else if (this.next !== null || this.fetching !== null) {
       // No prefetch can be due: taking is only bounded by the IDs left.
