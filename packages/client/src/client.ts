@@ -16,6 +16,8 @@ export interface BufferView extends IdBufferView {
 }
 
 const MAX_APP_ID = 255;
+/** No app (the remembered pair after close()): a small integer, so the field holds one kind of number. */
+const NO_APP_ID = -1;
 /** The server's largest `count` of GET /api/number/{key}. */
 const MAX_NUMBER_BATCH = 1000;
 
@@ -41,7 +43,7 @@ export class ShardleafClient extends IdForms {
    * gatePass or a Map lookup when a caller asks for the same pair (the common case: one service,
    * one app, a few gatePasses). The pair was checked when it was stored; close() clears it.
    */
-  private lastQueueAppId = Number.NaN;
+  private lastQueueAppId = NO_APP_ID;
   private lastQueueGatePass = '';
   private lastQueueBuffer: IdBuffer | null = null;
 
@@ -203,7 +205,7 @@ export class ShardleafClient extends IdForms {
    */
   async close(): Promise<void> {
     this.closed = true;
-    this.lastQueueAppId = Number.NaN;
+    this.lastQueueAppId = NO_APP_ID;
     this.lastQueueBuffer = null;
     this.transport.close();
     for (const map of [this.queueBuffers, this.segmentBuffers, this.snowflakeBuffers] as Array<Map<unknown, IdBuffer>>) {

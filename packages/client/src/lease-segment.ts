@@ -11,12 +11,15 @@ export type Lease = { first: bigint; stride: bigint; count: number; maxId?: bigi
 /**
  * One lease being handed out. A run keeps its next ID and stride in fields of its own and a list its
  * array, so taking an ID reads no property of the lease object (one object shape on the hot path).
+ * The buffer's fast path (IdBuffer.tryTakeOne) takes from a run through `left` and `nextId` itself.
  */
 export class Segment {
-  private nextId: bigint;
-  private readonly stride: bigint;
+  /** A run's next ID (0n for a list). */
+  nextId: bigint;
+  /** A run's step between IDs (0n for a list). */
+  readonly stride: bigint;
   /** The IDs of a list (snowflake batch); null for a run. */
-  private readonly ids: readonly bigint[] | null;
+  readonly ids: readonly bigint[] | null;
   private pos = 0;
   /** When `left` falls to this, the next lease is fetched. */
   readonly refetchAt: number;
