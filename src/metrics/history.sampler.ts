@@ -11,7 +11,7 @@ export interface HistoryView {
   spanMs: number;
   forecastWindowMs: number;
   points: HistoryPoint[];
-  forecast: AppForecast[];
+  forecast: readonly AppForecast[];
 }
 
 /**

@@ -28,7 +28,7 @@ export class AppRegistrySync {
     @Inject(REDIS_CONFIG) private readonly redis: RedisConfig,
     private readonly lists: QueueLists,
     private readonly locks: QueueLocks,
-    @Inject(IdAllocRepository) private readonly repo: Pick<IdAllocRepository, 'findAll' | 'findRetiredWithoutRow'>,
+    @Inject(IdAllocRepository) private readonly repo: Pick<IdAllocRepository, 'findShards' | 'findRetiredWithoutRow'>,
     private readonly registry: AppRegistry,
     /** The request path's length-read budgets (RequestPops.popAhead): void after a reload. */
     private readonly lengthReads: LengthReads = new LengthReads(),
@@ -39,7 +39,7 @@ export class AppRegistrySync {
     if (!this.inflight) {
       this.inflight = (async () => {
         try {
-          this.registry.replace(await this.repo.findAll());
+          this.registry.replace(await this.repo.findShards());
           // Lists may have been replaced meanwhile (an app deleted and re-created, a lowered limit).
           this.lengthReads.forgetAll();
         } finally {
@@ -93,7 +93,7 @@ export class AppRegistrySync {
     if (candidates.length === 0) {
       return 0;
     }
-    const limits = new Map((await this.repo.findAll()).map((r) => [`${r.appId}/${r.shardId}`, r.maxLimitId]));
+    const limits = new Map((await this.repo.findShards()).map((r) => [`${r.appId}/${r.shardId}`, r.maxLimitId]));
     let dropped = 0;
     for (const { appId, shardId, seen } of candidates) {
       const limit = limits.get(`${appId}/${shardId}`);

@@ -20,6 +20,15 @@ export interface IdAllocRow {
   updateTime: Date;
 }
 
+/** What the registry needs of an id_alloc row. */
+export interface ShardRow {
+  appId: number;
+  appName: string;
+  shardId: number;
+  step: number;
+  maxLimitId: bigint;
+}
+
 /** Attempts of an admin transaction that InnoDB chose as a deadlock victim (a rolled-back try changed nothing). */
 const DEADLOCK_ATTEMPTS = 5;
 
@@ -58,6 +67,24 @@ export class IdAllocRepository {
   async findAll(): Promise<IdAllocRow[]> {
     const rows = await this.dataSource.getRepository(IdAllocEntity).find({ order: { appId: 'ASC', shardId: 'ASC' } });
     return rows.map(toRow);
+  }
+
+  /**
+   * Every shard with what the registry keeps of it, in (app, shard) order: one plain SELECT of five
+   * columns, no entities (16,384 rows at 256 apps: hydrating them was most of the start-up's garbage).
+   */
+  async findShards(): Promise<ShardRow[]> {
+    const rows: Array<{ app_id: number | string; app_name: string; shard_id: number | string; step: number | string; max_limit_id: string }> =
+      await this.dataSource.query(
+        'SELECT app_id, app_name, shard_id, step, CAST(max_limit_id AS CHAR) AS max_limit_id FROM id_alloc ORDER BY app_id, shard_id',
+      );
+    return rows.map((r) => ({
+      appId: Number(r.app_id),
+      appName: r.app_name,
+      shardId: Number(r.shard_id),
+      step: Number(r.step),
+      maxLimitId: BigInt(r.max_limit_id),
+    }));
   }
 
   async findApp(appId: number): Promise<IdAllocRow[]> {

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Cluster } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
@@ -55,18 +54,6 @@ interface AllocRow {
   max_id: string;
   max_limit_id: string;
 }
-
-/** Lists per script: ~0.1 ms of Redis time each. */
-const LENGTHS_PER_SCRIPT = 1000;
-
-/** LLEN of every key, -1 for a key whose LLEN fails (e.g. not a list). */
-const LENGTHS_SCRIPT = `
-local out = {}
-for i = 1, #KEYS do
-  local n = redis.pcall('LLEN', KEYS[i])
-  if type(n) == 'table' then out[i] = -1 else out[i] = n end
-end
-return out`;
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -132,7 +119,7 @@ export class QueueStateReader extends QueueStatePort {
     }
     await nextTurn();
     const shards = [...byKey.values()].sort((a, b) => a.app - b.app || a.shard - b.shard);
-    const lengths = await this.lengths(shards.map((s) => this.keys.list(s.app, s.shard))).catch(
+    const lengths = await lengthsOf(this.redis, shards.map((s) => this.keys.list(s.app, s.shard))).catch(
       (err: unknown): Array<[Error | null, number]> => {
         const error = err instanceof Error ? err : new Error(String(err));
         return shards.map(() => [error, 0]);
@@ -148,27 +135,5 @@ export class QueueStateReader extends QueueStatePort {
       }
     });
     return { at: Date.now(), mysql, redis, shards };
-  }
-
-  /**
-   * LLEN of every list. On one server: one script per LENGTHS_PER_SCRIPT keys, one after the other
-   * (16 commands at 256 apps instead of 16,384: each command costs ioredis an object, a promise
-   * and its reply, garbage that grew the service's heap by tens of MB per read). A Cluster
-   * cannot run one script over keys of different slots: lengthsOf, per key.
-   */
-  private async lengths(keys: readonly string[]): Promise<Array<[Error | null, number]>> {
-    if (this.redis instanceof Cluster) {
-      return lengthsOf(this.redis, keys);
-    }
-    const out: Array<[Error | null, number]> = [];
-    for (let first = 0; first < keys.length; first += LENGTHS_PER_SCRIPT) {
-      const chunk = keys.slice(first, first + LENGTHS_PER_SCRIPT);
-      const replies = (await this.redis.eval(LENGTHS_SCRIPT, chunk.length, ...chunk)) as number[];
-      chunk.forEach((key, i) => {
-        const n = replies[i];
-        out.push(typeof n === 'number' && n >= 0 ? [null, n] : [new Error(`LLEN ${key} failed`), 0]);
-      });
-    }
-    return out;
   }
 }

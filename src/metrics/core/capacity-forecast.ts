@@ -71,6 +71,12 @@ export class CapacityForecast {
   private readonly windowMs: number;
   private readonly spacingMs: number;
   private lastAt = -Infinity;
+  /**
+   * The results of the last observation, computed on first use (a scrape asks for them once per
+   * gauge, the dashboard once per view); read-only for callers, replaced by the next `observe`.
+   */
+  private shardsMemo: readonly ShardForecast[] | null = null;
+  private appsMemo: readonly AppForecast[] | null = null;
 
   constructor(options: CapacityForecastOptions) {
     const slots = options.slots ?? 12;
@@ -89,20 +95,31 @@ export class CapacityForecast {
    */
   observe(shards: readonly ShardObservation[], at: number): void {
     this.lastAt = at;
+    this.shardsMemo = null;
+    this.appsMemo = null;
     for (const o of shards) {
       const key = o.app * 256 + o.shard;
-      const point = { at, maxId: o.maxId, queueLength: o.queueLength };
       let s = this.series.get(key);
       if (s && (s.maxLimitId !== o.maxLimitId || o.maxId < s.latest.maxId || at < s.latest.at)) {
         s = undefined;
       }
       if (!s) {
-        this.series.set(key, { maxLimitId: o.maxLimitId, anchors: [point], latest: { ...point, remaining: o.remaining } });
+        this.series.set(key, {
+          maxLimitId: o.maxLimitId,
+          anchors: [{ at, maxId: o.maxId, queueLength: o.queueLength }],
+          latest: { at, maxId: o.maxId, queueLength: o.queueLength, remaining: o.remaining },
+        });
         continue;
       }
-      s.latest = { ...point, remaining: o.remaining };
+      // The latest point is the series' own object (never an anchor): updated in place, so an
+      // observation of 16,384 shards allocates only the anchors it adds.
+      const latest = s.latest;
+      latest.at = at;
+      latest.maxId = o.maxId;
+      latest.queueLength = o.queueLength;
+      latest.remaining = o.remaining;
       if (at - s.anchors[s.anchors.length - 1].at >= this.spacingMs) {
-        s.anchors.push(point);
+        s.anchors.push({ at, maxId: o.maxId, queueLength: o.queueLength });
       }
       // Keep as base the newest anchor at or before the window's start.
       while (s.anchors.length > 1 && s.anchors[1].at <= at - this.windowMs) {
@@ -117,7 +134,18 @@ export class CapacityForecast {
   }
 
   /** Shards of the last observation with at least windowMs / slots of history, in (app, shard) order. */
-  shards(): ShardForecast[] {
+  shards(): readonly ShardForecast[] {
+    this.shardsMemo ??= this.computeShards();
+    return this.shardsMemo;
+  }
+
+  /** Per app: the sums, and the shard that runs out first. */
+  apps(): readonly AppForecast[] {
+    this.appsMemo ??= this.computeApps();
+    return this.appsMemo;
+  }
+
+  private computeShards(): ShardForecast[] {
     const out: ShardForecast[] = [];
     for (const [key, s] of this.series) {
       if (s.latest.at !== this.lastAt) {
@@ -141,8 +169,7 @@ export class CapacityForecast {
     return out.sort((a, b) => a.app - b.app || a.shard - b.shard);
   }
 
-  /** Per app: the sums, and the shard that runs out first. */
-  apps(): AppForecast[] {
+  private computeApps(): AppForecast[] {
     const byApp = new Map<number, AppForecast>();
     for (const f of this.shards()) {
       const a = byApp.get(f.app);

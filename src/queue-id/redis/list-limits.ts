@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { RedisClient } from '../../infra/redis/redis.tokens';
 import { MARKER_INDEX_LUA } from '../core/push-marker';
 import { StoredLimit } from '../core/queue-lists';
@@ -52,6 +53,24 @@ if not limit then
   return {}
 end
 return {limit, redis.call('PTTL', KEYS[1])}`;
+
+/**
+ * READ_LIMIT_LUA over every key of KEYS (one server: the keys of different lists are in different
+ * Cluster slots): per key two entries, the limit ('' when none is stored) and the ms left of its TTL.
+ */
+export const READ_LIMITS_LUA = `
+local out = {}
+for i = 1, #KEYS do
+  local limit = redis.call('GET', KEYS[i])
+  if limit then
+    out[2 * i - 1] = limit
+    out[2 * i] = redis.call('PTTL', KEYS[i])
+  else
+    out[2 * i - 1] = ''
+    out[2 * i] = -2
+  end
+end
+return out`;
 
 /**
  * KEYS[1] a shard's stored limit; ARGV[1] the limit and ARGV[2] the ms left as READ_LIMIT_LUA read
@@ -109,6 +128,15 @@ export function applyLimit(redis: RedisClient, listKey: string, limitKey: string
 export async function readLimit(redis: RedisClient, limitKey: string): Promise<StoredLimit | null> {
   const reply = await (redis as unknown as LimitCommands)[READ_LIMIT](limitKey);
   return reply.length === 2 ? { maxIndex: BigInt(reply[0]), ttlLeftMs: Number(reply[1]) } : null;
+}
+
+/** The stored limits of many shards on one server, in order (READ_LIMITS_LUA: one command). */
+export async function readLimits(redis: Redis, limitKeys: readonly string[]): Promise<Array<StoredLimit | null>> {
+  const reply = (await redis.eval(READ_LIMITS_LUA, limitKeys.length, ...limitKeys)) as Array<string | number>;
+  return limitKeys.map((_, i) => {
+    const limit = reply[2 * i];
+    return typeof limit === 'string' && limit !== '' ? { maxIndex: BigInt(limit), ttlLeftMs: Number(reply[2 * i + 1]) } : null;
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Cluster } from 'ioredis';
 import { deleteKeys, lengthsOf } from '../../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../../infra/redis/redis.tokens';
 import { QueueKeys } from '../core/queue-keys';
@@ -7,13 +8,15 @@ import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, Segm
 import { definePopWithLength, popWithLength } from './pop-with-length';
 import { BATCH_POP_CONNECTION, RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
-import { applyLimit, defineApplyLimit, dropLimit, readLimit } from './list-limits';
+import { applyLimit, defineApplyLimit, dropLimit, readLimit, readLimits } from './list-limits';
 import { defineRaiseMarker, raiseMarker } from './raise-marker';
 import { defineRetireList, retireList } from './retire-list';
 import { pushRange } from './segment-push';
 
 /** Shards retired at once: one app (64 shards) in flight, bounded, and one slot per call on a Cluster. */
 const RETIRE_BATCH = 64;
+/** Stored limits read by one script on one server (16 scripts at 256 apps instead of 16,384 commands). */
+const LIMITS_PER_SCRIPT = 1000;
 
 /**
  * The queue's lists in Redis (standalone, Sentinel or Cluster), named by the one QueueKeys
@@ -126,7 +129,7 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     return raiseMarker(this.redis, this.keys.pushMark(appId, shardId), to);
   }
 
-  /** LLENs in pipelines of 1,000 (lengthsOf), so thousands of lists never hold the event loop. */
+  /** LLENs in bounded batches (lengthsOf: scripts of 1,000 keys on one server), so thousands of lists never hold the event loop. */
   lengths(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<ListLength[]> {
     return lengthsOf(
       this.redis,
@@ -191,9 +194,19 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
     return deleted;
   }
 
-  /** One script per shard (list-limits.ts), RETIRE_BATCH in flight at a time. */
+  /**
+   * On one server one script per LIMITS_PER_SCRIPT shards (list-limits.ts: readLimits), one after
+   * the other; on a Cluster one script per shard, RETIRE_BATCH in flight at a time.
+   */
   async storedLimits(shards: ReadonlyArray<{ appId: number; shardId: number }>): Promise<Array<StoredLimit | null>> {
     const out: Array<StoredLimit | null> = [];
+    const redis = this.redis;
+    if (!(redis instanceof Cluster)) {
+      for (let i = 0; i < shards.length; i += LIMITS_PER_SCRIPT) {
+        out.push(...(await readLimits(redis, shards.slice(i, i + LIMITS_PER_SCRIPT).map((s) => this.keys.limitMark(s.appId, s.shardId)))));
+      }
+      return out;
+    }
     for (let i = 0; i < shards.length; i += RETIRE_BATCH) {
       out.push(...(await Promise.all(shards.slice(i, i + RETIRE_BATCH).map((s) => readLimit(this.redis, this.keys.limitMark(s.appId, s.shardId))))));
     }

@@ -129,4 +129,20 @@ describe('CapacityForecast', () => {
   it('refuses a bad window', () => {
     expect(() => new CapacityForecast({ windowMs: 0 })).toThrow(RangeError);
   });
+
+  it('answers reads between observations alike, and the next observation replaces the answer', () => {
+    const f = new CapacityForecast({ windowMs: 60 * MIN });
+    f.observe([shard(1, 0, 1000n, 1000), shard(1, 1, 1000n, 1000)], now);
+    now += 5 * MIN;
+    f.observe([shard(1, 0, 2000n, 400), shard(1, 1, 1000n, 1000)], now);
+    const first = f.apps();
+    expect(f.apps()).toEqual(first);
+    expect(first).toEqual([expect.objectContaining({ app: 1, firstShard: 0, idsPerSecond: 1600 / 300 })]);
+    now += 5 * MIN;
+    // Shard 1 is drained faster than shard 0 now; shard 0's latest point moved, its base did not.
+    f.observe([shard(1, 0, 2000n, 300), shard(1, 1, 3000n, 0)], now);
+    const [app] = f.apps();
+    expect(app.idsPerSecond).toBeCloseTo(1700 / 600 + 3000 / 600);
+    expect(f.shards().map((s) => s.remaining)).toEqual([1_000_000n - 2000n + 300n, 1_000_000n - 3000n]);
+  });
 });

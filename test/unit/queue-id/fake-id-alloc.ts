@@ -7,12 +7,13 @@ import {
   IdAllocRow,
   NewApp,
   RetiredShard,
+  ShardRow,
 } from '../../../src/queue-id/id-alloc.repository';
 
 /** The IdAllocRepository methods the queue services use. */
 export type IdAllocPort = Pick<
   IdAllocRepository,
-  'allocate' | 'advancePast' | 'findAll' | 'findApp' | 'createApp' | 'updateApp' | 'retireApp' | 'findRetired' | 'findRetiredWithoutRow'
+  'allocate' | 'advancePast' | 'findAll' | 'findShards' | 'findApp' | 'createApp' | 'updateApp' | 'retireApp' | 'findRetired' | 'findRetiredWithoutRow'
 >;
 
 const shardKey = (appId: number, shardId: number): string => `${appId}/${shardId}`;
@@ -92,6 +93,10 @@ export class FakeIdAlloc implements IdAllocPort {
     }
     row.maxId = index;
     return true;
+  }
+
+  async findShards(): Promise<ShardRow[]> {
+    return (await this.findAll()).map(({ appId, appName, shardId, step, maxLimitId }) => ({ appId, appName, shardId, step, maxLimitId }));
   }
 
   async findAll(): Promise<IdAllocRow[]> {

@@ -185,4 +185,22 @@ export function queueListsContract(make: () => ContractLists): void {
       [null, 1],
     ]);
   });
+
+  it('reads the lengths and stored limits of more lists than one batch holds, in order', async () => {
+    // 20 apps × 64 shards: more than one script (or pipeline) of 1,000 keys.
+    const shards = Array.from({ length: 20 * 64 }, (_, i) => ({ appId: 30 + Math.floor(i / 64), shardId: i % 64 }));
+    await lists.pushSegment(30, 2, 1n, 2n);
+    await lists.pushSegment(49, 63, 1n, 3n);
+    await lists.applyLimits(49, [{ shardId: 62, maxIndex: 7n }]);
+    const lengths = await lists.lengths(shards);
+    expect(lengths).toHaveLength(shards.length);
+    expect(lengths.filter(([err]) => err !== null)).toEqual([]);
+    expect(lengths[2]).toEqual([null, 2]);
+    expect(lengths[shards.length - 1]).toEqual([null, 3]);
+    expect(lengths.reduce((sum, [, n]) => sum + n, 0)).toBe(5);
+    const limits = await lists.storedLimits(shards);
+    expect(limits).toHaveLength(shards.length);
+    expect(limits[shards.length - 2]?.maxIndex).toBe(7n);
+    expect(limits.filter((l) => l !== null)).toHaveLength(1);
+  });
 }
