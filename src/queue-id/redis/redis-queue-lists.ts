@@ -151,47 +151,19 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
   }
 
   /** One script per shard (retire-list.ts), RETIRE_BATCH in flight at a time. */
-  async retire(shards: readonly RetiredList[]): Promise<number> {
-    let deleted = 0;
-    for (let i = 0; i < shards.length; i += RETIRE_BATCH) {
-      const counts = await Promise.all(
-        shards
-          .slice(i, i + RETIRE_BATCH)
-          .map((r) =>
-            retireList(
-              this.redis,
-              this.keys.list(r.appId, r.shardId),
-              this.keys.pushMark(r.appId, r.shardId),
-              this.keys.limitMark(r.appId, r.shardId),
-              r.maxId,
-            ),
-          ),
-      );
-      deleted += counts.reduce((a, b) => a + Number(b), 0);
-    }
-    return deleted;
+  retire(shards: readonly RetiredList[]): Promise<number> {
+    const keys = this.keys;
+    return sumInBatches(shards, (r) =>
+      retireList(this.redis, keys.list(r.appId, r.shardId), keys.pushMark(r.appId, r.shardId), keys.limitMark(r.appId, r.shardId), r.maxId),
+    );
   }
 
   /** One script per shard (list-limits.ts), RETIRE_BATCH in flight at a time. */
-  async applyLimits(appId: number, shards: ReadonlyArray<{ shardId: number; maxIndex: bigint | null }>): Promise<number> {
-    let deleted = 0;
-    for (let i = 0; i < shards.length; i += RETIRE_BATCH) {
-      const counts = await Promise.all(
-        shards
-          .slice(i, i + RETIRE_BATCH)
-          .map((s) =>
-            applyLimit(
-              this.redis,
-              this.keys.list(appId, s.shardId),
-              this.keys.limitMark(appId, s.shardId),
-              this.keys.pushMark(appId, s.shardId),
-              s.maxIndex,
-            ),
-          ),
-      );
-      deleted += counts.reduce((a, b) => a + Number(b), 0);
-    }
-    return deleted;
+  applyLimits(appId: number, shards: ReadonlyArray<{ shardId: number; maxIndex: bigint | null }>): Promise<number> {
+    const keys = this.keys;
+    return sumInBatches(shards, (s) =>
+      applyLimit(this.redis, keys.list(appId, s.shardId), keys.limitMark(appId, s.shardId), keys.pushMark(appId, s.shardId), s.maxIndex),
+    );
   }
 
   /**
@@ -223,4 +195,14 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
       [...shardIds].map((s) => this.keys.list(appId, s)),
     );
   }
+}
+
+/** The sum of `run` over every item, RETIRE_BATCH calls in flight at a time (the next batch after the last). */
+async function sumInBatches<T>(items: readonly T[], run: (item: T) => Promise<number>): Promise<number> {
+  let sum = 0;
+  for (let i = 0; i < items.length; i += RETIRE_BATCH) {
+    const counts = await Promise.all(items.slice(i, i + RETIRE_BATCH).map(run));
+    sum += counts.reduce<number>((a, b) => a + Number(b), 0);
+  }
+  return sum;
 }
