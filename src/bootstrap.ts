@@ -10,6 +10,7 @@ import { ErrorFilter, sendError } from './common/error.filter';
 import { installJsonBodyParser } from './common/json-body-parser';
 import { ShutdownDeadline } from './common/shutdown-deadline';
 import { installShutdownGate } from './common/shutdown-gate';
+import { trimForwardingResponseHook } from './common/response-hook-trim';
 import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from './logging/pino-logger';
 import { setupOpenApi } from './openapi/openapi.setup';
 
@@ -44,6 +45,8 @@ export async function createApp(
     // Requests arriving while closing get our JSON 503 from the shutdown gate instead.
     return503OnClosing: false,
   });
+  // Nest's no-op onResponse hook would put two listeners on every response (common/response-hook-trim.ts).
+  trimForwardingResponseHook(adapter);
   const app = await compile(AppModule.forRoot(config), adapter, {
     // Structured JSON lines (pino); no per-request line unless LOG_LEVEL is debug or verbose.
     logger: new PinoNestLogger(rootLogger),

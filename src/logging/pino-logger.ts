@@ -153,21 +153,45 @@ export class LazyRequestLogger {
 }
 
 /**
+ * How Fastify's own logger writes the request and reply it logs with (`{req, res, err}`), for the
+ * request loggers made without it: a summary, not the objects.
+ */
+const REQUEST_SERIALIZERS: Record<string, pino.SerializerFn> = {
+  req: (req: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+    method: req.method,
+    url: req.url,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  }),
+  res: (reply: { statusCode?: number }) => ({ statusCode: reply.statusCode }),
+};
+
+/**
  * Fastify's own logging on the same pino root: request ids from `x-request-id` (or a new one),
  * and no per-request lines unless LOG_LEVEL is debug or verbose.
+ *
+ * Below debug Fastify is given no logger of its own: a Fastify with a logger adds a 'finish' and
+ * an 'error' listener to every response to log its completion (docs/performance.md, "Fastify's
+ * response listeners"), which it does not log at these levels anyway. `request.log` and
+ * `reply.log` (Fastify's own warnings and errors about a request, and whatever a route logs) still
+ * write through the root at warn and above, with the request's `reqId`, by the child factory.
+ * Only `fastify.log` itself is silent then; nothing of this service logs through it.
  */
 export function fastifyLogOptions(level: Level, root: PinoLogger) {
   const nextRequestId = requestIds();
+  const perRequest = level === 'debug' || level === 'verbose';
+  // Fastify logs each request at info: request loggers start at warn unless LOG_LEVEL is debug/verbose.
+  const requestRoot = perRequest ? root : root.child({}, { level: 'warn', serializers: REQUEST_SERIALIZERS });
   return {
-    // Fastify logs each request at info: its logger starts at warn unless LOG_LEVEL is debug/verbose.
-    loggerInstance: level === 'debug' || level === 'verbose' ? root : root.child({}, { level: 'warn' }),
+    ...(perRequest ? { loggerInstance: root } : {}),
     // request.log: built on first use (a route with its own logLevel or serializers gets a child now;
-    // Fastify passes level '' for a route without one). Fastify's logger is the pino logger above,
-    // typed by Fastify as its FastifyBaseLogger.
-    childLoggerFactory: (logger: unknown, bindings: pino.Bindings, opts: pino.ChildLoggerOptions): PinoLogger =>
+    // Fastify passes level '' for a route without one), always from requestRoot (without a logger
+    // of its own, Fastify passes its silent one here).
+    childLoggerFactory: (_logger: unknown, bindings: pino.Bindings, opts: pino.ChildLoggerOptions): PinoLogger =>
       (opts.level !== undefined && opts.level !== '') || opts.serializers !== undefined
-        ? (logger as PinoLogger).child(bindings, opts)
-        : (new LazyRequestLogger(logger as PinoLogger, bindings) as unknown as PinoLogger),
+        ? requestRoot.child(bindings, opts)
+        : (new LazyRequestLogger(requestRoot, bindings) as unknown as PinoLogger),
     // Logged as `reqId`: the client's x-request-id when it is a plain token, else a new id.
     requestIdHeader: false as const,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {

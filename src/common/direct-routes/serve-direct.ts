@@ -42,8 +42,14 @@ export function serveDirect(app: NestFastifyApplication): void {
       throw new Error(`${String(options.method)} ${options.url} is marked @DirectRoute() but its controller is not in any module`);
     }
     refuse(route.name, appWideRefusals(config));
+    if (options.errorHandler !== undefined) {
+      throw new Error(`${route.name} is marked @DirectRoute() but its route has an errorHandler of its own`);
+    }
     // Nest's Fastify copy types the handler; the direct handler needs only DirectRequest/DirectReply.
     options.handler = directHandler(route.invoke, options.url.includes(':')) as unknown as typeof options.handler;
+    // What the handler throws or rejects with (bad input, a failed pop) and what the route's hooks
+    // fail with: sent as the ErrorFilter sends it, with the request id for its log line.
+    options.errorHandler = directError as unknown as typeof options.errorHandler;
     served.add(route);
   });
   fastify.addHook('onReady', async () => {
@@ -108,18 +114,21 @@ function applicationConfig(app: NestFastifyApplication): ApplicationConfig {
   return config;
 }
 
-/** As Nest's Fastify adapter: an empty path parameter is not a match (only a wildcard may be empty). */
-function directHandler(invoke: DirectInvoker, hasParams: boolean) {
+/** A direct route's error handler: the error as its JSON reply (error.filter.ts). */
+function directError(error: unknown, request: DirectRequest, reply: DirectReply): void {
+  void sendError(reply, error, request.id);
+}
+
+/**
+ * The route's handler: the controller method's own result (its promise, as it is: Fastify sends
+ * what it resolves to), no wrapper. Errors, thrown or rejected, reach `directError` through Fastify.
+ * As Nest's Fastify adapter: an empty path parameter is not a match (only a wildcard may be empty).
+ */
+function directHandler(invoke: DirectInvoker, hasParams: boolean): DirectInvoker {
   if (!hasParams) {
-    return async function direct(request: DirectRequest, reply: DirectReply): Promise<unknown> {
-      try {
-        return await invoke(request, reply);
-      } catch (err) {
-        return sendError(reply, err, request.id);
-      }
-    };
+    return invoke;
   }
-  return async function direct(request: DirectRequest, reply: DirectReply): Promise<unknown> {
+  return function direct(request: DirectRequest, reply: DirectReply): unknown {
     const params = request.params;
     for (const name in params) {
       if (params[name] === '' && name !== '*') {
@@ -127,10 +136,6 @@ function directHandler(invoke: DirectInvoker, hasParams: boolean) {
         return reply;
       }
     }
-    try {
-      return await invoke(request, reply);
-    } catch (err) {
-      return sendError(reply, err, request.id);
-    }
+    return invoke(request, reply);
   };
 }

@@ -23,6 +23,19 @@ class ThingController {
     }
     return query.count === undefined ? `id-${key}` : { ids: [`id-${key}`] };
   }
+
+  /** Not async, as the queue route: bad input throws before any promise, a failure rejects. */
+  @DirectRoute()
+  @Get('sync/:key')
+  sync(@Param('key') key: string): Promise<string> {
+    if (key === 'bad') {
+      throw badInput('key must not be bad');
+    }
+    if (key === 'broken') {
+      return Promise.reject(new Error('not a domain error'));
+    }
+    return Promise.resolve(`id-${key}`);
+  }
 }
 
 /** Every argument kind a direct route serves, echoed back to compare with what Nest gives. */
@@ -112,16 +125,22 @@ describe('serveDirect: controller methods marked @DirectRoute() called straight 
     expect(JSON.parse(json.body)).toEqual({ ids: ['id-b'] });
   });
 
-  it('maps errors as the global ErrorFilter does', async () => {
-    for (const url of ['/api/thing/bad', '/api/thing/broken']) {
+  it('maps errors as the global ErrorFilter does, thrown or rejected', async () => {
+    for (const url of ['/api/thing/bad', '/api/thing/broken', '/api/thing/sync/bad', '/api/thing/sync/broken']) {
       const [viaDirect, viaNest] = await Promise.all([get(direct, url), get(nest, url)]);
       expect(viaDirect.statusCode).toBe(viaNest.statusCode);
       expect(viaDirect.headers['content-type']).toMatch(/^application\/json/);
       expect(JSON.parse(viaDirect.body)).toEqual(JSON.parse(viaNest.body));
     }
-    const bad = await get(direct, '/api/thing/bad');
-    expect(bad.statusCode).toBe(400);
-    expect(JSON.parse(bad.body)).toMatchObject({ error: 'BAD_INPUT', message: 'key must not be bad' });
+    for (const url of ['/api/thing/bad', '/api/thing/sync/bad']) {
+      const bad = await get(direct, url);
+      expect(bad.statusCode).toBe(400);
+      expect(JSON.parse(bad.body)).toMatchObject({ error: 'BAD_INPUT', message: 'key must not be bad' });
+    }
+    const broken = await get(direct, '/api/thing/sync/broken');
+    expect(broken.statusCode).toBe(500);
+    expect(JSON.parse(broken.body)).toMatchObject({ error: 'INTERNAL' });
+    expect((await get(direct, '/api/thing/sync/ok')).body).toBe('id-ok');
   });
 
   it("calls the method once per request, outside Nest's pipeline", async () => {
