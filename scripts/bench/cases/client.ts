@@ -17,8 +17,8 @@ const COUNTER_OF: Partial<Record<Mode, Mode>> = { 'client one by one (await)': '
  * run; and the server's CPU per ID at that rate (the service's process CPU time over the IDs the
  * client took). Target: ≥ 10M ids/s for segment and queue in-process (batches of 1000). And queue
  * IDs one by one against a bare bigint counter in the same loops: `await queueId` ≥ 0.95 of an
- * awaited counter, `tryQueueId` ≥ 0.9 of a counter (median of the runs' ratios, each run
- * alternating counter and client).
+ * awaited counter, `tryQueueId` ≥ 0.9 of a counter (median of the runs' ratios; in each run
+ * counter and client alternate in 25-ms slices, the worker's header says how).
  *
  * The client measured is the built package (packages/client/dist, built here with its own
  * tsconfig.build.json: the files `npm pack` ships), as a caller installs it.
@@ -62,7 +62,7 @@ export async function clientCase(opts: BenchOptions, env: BenchEnv, log: (s: str
         ceiling: `${COUNTER_OF[r.mode]} (${bare === undefined ? '?' : fmtRate(bare.idsPerSec)} ids/s)`,
         target: `≥ ${target}`,
         met: r.counterRatio >= target,
-        note: `median of ${r.counterRatios?.length ?? 0} alternated runs, per run ${perRun}; client CPU ${fmtNs(r.clientCpuNsPerId)}/ID` +
+        note: `median of ${r.counterRatios?.length ?? 0} runs of interleaved slices, per run ${perRun}; client CPU ${fmtNs(r.clientCpuNsPerId)}/ID` +
           (bare === undefined ? '' : `, counter ${fmtNs(bare.clientCpuNsPerId)}/ID`) + `; load ${r.load1.toFixed(2)}`,
       });
     }

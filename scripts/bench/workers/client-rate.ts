@@ -4,15 +4,26 @@
  * alternately in one run; and, for queue IDs one by one, a bare bigint counter in the same loops
  * (the ceiling of `await queueId` and `tryQueueId`). Prints one JSON line: ClientRate[].
  *
+ * Client against counter (lib/interleave.ts): in each run the counter's loop and the client's run
+ * in alternated slices of SLICE_MS (the first of each pair alternating), `seconds` of slices per
+ * side, and each side's rate is its IDs over the sum of its slices' wall time; the run's ratio is
+ * client rate ÷ counter rate, the median of the runs' ratios is the result. Slices of a few tens of
+ * ms, many per run, put a change of the machine's load on both sides about equally (blocks of 2 s,
+ * counter then client, put it on one side: one run's ratio swung 0.56–1.27). After each slice the
+ * process yields one event-loop turn, charged to the client (wall and CPU), in which a lease
+ * fetched in the background arrives; the loops inside a slice are the ones below, unchanged.
+ *
  * The client is the built package (`clientDir`: packages/client/dist, what `npm pack` ships), not
  * its TypeScript sources.
  *
  * Spec (argv[2], JSON): clientDir, baseUrl, servicePid, appId, gatePass, tag, snowflakeKey, seconds
- * (per measurement), runs, warmupSeconds.
+ * (per measurement, per side for the interleaved pairs), runs, warmupSeconds.
  */
 import { loadavg } from 'node:os';
 import type * as ClientPackage from '../../../packages/client/src';
 import { cpuMicros } from '../lib/cpu';
+import { getLoops } from '../lib/get-loops';
+import { interleave, processCpuNs } from '../lib/interleave';
 
 type ShardleafClient = ClientPackage.ShardleafClient;
 
@@ -25,12 +36,6 @@ export type Mode =
   | 'bare counter (sync)'
   | 'HTTP GET, 1 ID per request'
   | 'HTTP GET ?count=1000';
-
-/** The bare counter measured alongside each client one-by-one mode (same loop, same run). */
-const COUNTER_OF: Partial<Record<Mode, Mode>> = {
-  'client one by one (await)': 'bare counter (await)',
-  'client one by one (sync try)': 'bare counter (sync)',
-};
 
 export interface ClientRate {
   generator: Generator;
@@ -63,13 +68,19 @@ interface Spec {
   warmupSeconds: number;
 }
 
-const HTTP_CONCURRENCY = 16;
-const HTTP_BATCH_CONCURRENCY = 4;
-
-function processCpuNs(): bigint {
-  const u = process.cpuUsage();
-  return BigInt(u.user + u.system) * 1000n;
+interface Sample {
+  idsPerSec: number;
+  serverNs: number;
+  clientNs: number;
+  rps: number;
+  /** A client mode measured against its counter: its rate ÷ the counter's in the same run. */
+  counterRatio?: number;
 }
+
+const HTTP_CONCURRENCY = 16;
+/** One slice of a counter/client pair (ms): ~80 slices per side in a 2-s run. */
+const SLICE_MS = 25;
+const HTTP_BATCH_CONCURRENCY = 4;
 
 /**
  * The ceiling of one ID per call: a bigint counter, and an async function returning it for the
@@ -185,19 +196,18 @@ async function main(): Promise<void> {
       }
       return { ids, requests: 0 };
     },
-    'HTTP GET, 1 ID per request': async (g, until) => http(spec.baseUrl + paths[g], HTTP_CONCURRENCY, 1, until),
+    'HTTP GET, 1 ID per request': async (g, until) => getLoops(spec.baseUrl + paths[g], HTTP_CONCURRENCY, 1, until),
     'HTTP GET ?count=1000': async (g, until) =>
-      http(`${spec.baseUrl}${paths[g]}${paths[g].includes('?') ? '&' : '?'}count=1000`, HTTP_BATCH_CONCURRENCY, 1000, until),
+      getLoops(`${spec.baseUrl}${paths[g]}${paths[g].includes('?') ? '&' : '?'}count=1000`, HTTP_BATCH_CONCURRENCY, 1000, until),
   };
-  const plan: Array<[Generator, Mode[]]> = [
+  // A pair [counter, client]: measured interleaved (see the header); a mode alone: one block.
+  const plan: Array<[Generator, Array<Mode | [Mode, Mode]>]> = [
     [
       'queue',
       [
         'client batch 1000',
-        'bare counter (await)',
-        'client one by one (await)',
-        'bare counter (sync)',
-        'client one by one (sync try)',
+        ['bare counter (await)', 'client one by one (await)'],
+        ['bare counter (sync)', 'client one by one (sync try)'],
         'HTTP GET, 1 ID per request',
         'HTTP GET ?count=1000',
       ],
@@ -205,24 +215,46 @@ async function main(): Promise<void> {
     ['segment', ['client batch 1000', 'client one by one (await)', 'client one by one (sync try)', 'HTTP GET, 1 ID per request', 'HTTP GET ?count=1000']],
     ['snowflake', ['client batch 1000', 'client one by one (await)', 'HTTP GET, 1 ID per request', 'HTTP GET ?count=1000']],
   ];
-  const samples = new Map<string, Array<{ idsPerSec: number; serverNs: number; clientNs: number; rps: number }>>();
+  const samples = new Map<string, Sample[]>();
+  const record = (g: Generator, mode: Mode, sample: Sample): void => {
+    const key = `${g}|${mode}`;
+    samples.set(key, [...(samples.get(key) ?? []), sample]);
+  };
   for (const [g, list] of plan) {
     // Warm-up: the buffer's lease size grows to the rate (Leaf's dynamic step), the JIT warms.
     await modes['client batch 1000'](g, performance.now() + spec.warmupSeconds * 1000);
     await modes['HTTP GET, 1 ID per request'](g, performance.now() + Math.min(1, spec.warmupSeconds) * 1000);
     for (let run = 0; run < spec.runs; run++) {
-      for (const mode of list) {
+      for (const entry of list) {
         const server0 = cpuMicros(spec.servicePid) ?? 0;
+        if (typeof entry !== 'string') {
+          const [counterMode, clientMode] = entry;
+          const slices = Math.max(1, Math.round((spec.seconds * 1000) / SLICE_MS));
+          const { ceiling, subject } = await interleave(
+            (until) => modes[counterMode](g, until),
+            (until) => modes[clientMode](g, until),
+            slices,
+            SLICE_MS,
+          );
+          const serverNs = ((cpuMicros(spec.servicePid) ?? 0) - server0) * 1000;
+          // The counter makes no request: the server's CPU of the run is the client's.
+          record(g, counterMode, { idsPerSec: (ceiling.ids * 1000) / ceiling.ms, serverNs: 0, clientNs: ceiling.cpuNs / ceiling.ids, rps: 0 });
+          record(g, clientMode, {
+            idsPerSec: (subject.ids * 1000) / subject.ms,
+            serverNs: serverNs / subject.ids,
+            clientNs: subject.cpuNs / subject.ids,
+            rps: (subject.requests * 1000) / subject.ms,
+            counterRatio: (subject.ids / subject.ms) / (ceiling.ids / ceiling.ms),
+          });
+          continue;
+        }
         const client0 = processCpuNs();
         const t0 = performance.now();
-        const { ids, requests } = await modes[mode](g, t0 + spec.seconds * 1000);
+        const { ids, requests } = await modes[entry](g, t0 + spec.seconds * 1000);
         const seconds = (performance.now() - t0) / 1000;
         const serverNs = ((cpuMicros(spec.servicePid) ?? 0) - server0) * 1000;
-        const clientNs = Number(processCpuNs() - client0);
-        const key = `${g}|${mode}`;
-        const list2 = samples.get(key) ?? [];
-        list2.push({ idsPerSec: ids / seconds, serverNs: serverNs / ids, clientNs: clientNs / ids, rps: requests / seconds });
-        samples.set(key, list2);
+        const clientNs = processCpuNs() - client0;
+        record(g, entry, { idsPerSec: ids / seconds, serverNs: serverNs / ids, clientNs: clientNs / ids, rps: requests / seconds });
       }
     }
   }
@@ -230,9 +262,7 @@ async function main(): Promise<void> {
   const out: ClientRate[] = [];
   for (const [key, list] of samples) {
     const [generator, mode] = key.split('|') as [Generator, Mode];
-    const counterMode = COUNTER_OF[mode];
-    const counterSamples = counterMode === undefined ? undefined : samples.get(`${generator}|${counterMode}`);
-    const counterRatios = counterSamples?.map((c, run) => list[run].idsPerSec / c.idsPerSec);
+    const counterRatios = list[0].counterRatio === undefined ? undefined : list.map((s) => s.counterRatio ?? Number.NaN);
     out.push({
       generator,
       mode,
@@ -250,24 +280,6 @@ async function main(): Promise<void> {
 
 function fetchesOf(client: ShardleafClient, g: Generator): number {
   return client.buffers().filter((b) => b.generator === g).reduce((n, b) => n + b.fetches, 0);
-}
-
-/** `concurrency` loops of sequential GETs until `until`; every reply must be 200. */
-async function http(url: string, concurrency: number, idsPerRequest: number, until: number): Promise<{ ids: number; requests: number }> {
-  let requests = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        const res = await fetch(url);
-        const body = await res.text();
-        if (res.status !== 200) {
-          throw new Error(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
-        }
-        requests++;
-      }
-    }),
-  );
-  return { ids: requests * idsPerRequest, requests };
 }
 
 function median(xs: number[]): number {
