@@ -164,6 +164,26 @@ describe('IdBuffer one by one (the fast path and its way out)', () => {
     expect(got).toEqual([10n, 20n, 30n, 40n, 50n, 60n, 70n, 80n, 90n, 5n, 6n, 7n]);
   });
 
+  it('hands out a run up to the largest signed 64-bit ID, and refuses a run that does not fit 64 bits', async () => {
+    const clock = new FakeClock();
+    const max = (1n << 63n) - 1n;
+    const leases = new LeaseQueue([
+      { first: max - 3n * (1n << 14n), stride: 1n << 14n, count: 4 }, // the last one is 2^63 - 1
+      { first: (1n << 64n) - 2n, stride: 1n, count: 2 }, // 2^64 - 2, 2^64 - 1: the position after does not fit
+    ]);
+    const b = new IdBuffer(leases.fetch, options(clock, { prefetchAt: 1 }));
+    expect(b.tryTakeOne()).toBeUndefined();
+    leases.grant();
+    await flush();
+    expect([b.tryTakeOne(), b.tryTakeOne(), b.tryTakeOne(), b.tryTakeOne()]).toEqual([max - 3n * (1n << 14n), max - 2n * (1n << 14n), max - (1n << 14n), max]);
+    expect(b.tryTakeOne()).toBeUndefined(); // used up; the last take started the next fetch
+    leases.grant();
+    await flush();
+    expect(b.lastFailure()).toBeInstanceOf(RangeError);
+    expect(b.view()).toMatchObject({ left: 0, nextReady: false });
+    expect(b.tryTakeOne()).toBeUndefined();
+  });
+
   it('pollOne throws a refused fetch once, only when nothing is buffered', async () => {
     const clock = new FakeClock();
     let refuse = false;
