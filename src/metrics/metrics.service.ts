@@ -23,6 +23,12 @@ import { registerStateMetrics } from './state-metrics';
 import { StateSnapshot } from './state-snapshot';
 
 /**
+ * A scrape past the TTL answers with the last read's values while that read is younger than this
+ * many TTLs (20 s at the default 5 s), and starts the next read; older, it waits for a read.
+ */
+export const STALE_TTLS = 4;
+
+/**
  * The Prometheus registry of this app instance (not prom-client's global one, so several apps in
  * one process keep apart). Counters are incremented in-process; the state gauges are read on
  * scrape through a TtlSnapshot: at most one read of Redis/MySQL per METRICS_STATE_TTL_MS,
@@ -55,7 +61,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly leader: MetricsLeader,
   ) {
     this.shardFamilies = config.perShard ? new ShardFamilies() : null;
-    this.state = new TtlSnapshot(() => reader.read(), config.stateTtlMs);
+    this.state = new TtlSnapshot(() => reader.read(), config.stateTtlMs, { staleMs: (STALE_TTLS - 1) * config.stateTtlMs });
   }
 
   onModuleInit(): void {
@@ -162,9 +168,12 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     this.unsubscribeNumbers = null;
   }
 
-  /** The state behind the gauges, shared with scrapes (at most one read per METRICS_STATE_TTL_MS). */
+  /**
+   * The state behind the gauges, no older than METRICS_STATE_TTL_MS (waits for a read past it;
+   * the history sampler's timer, off the request path), shared with scrapes.
+   */
   stateSnapshot(): Promise<StateSnapshot> {
-    return this.state.get();
+    return this.state.fresh();
   }
 
   /** This instance's counter totals, read from memory (for the dashboard's history). */
