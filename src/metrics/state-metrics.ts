@@ -93,10 +93,7 @@ export function registerStateMetrics(
       help: 'IDs an app shard can still hand out under max_limit_id, queued + not yet allocated (METRICS_PER_SHARD=true)',
       shared: true,
       rows,
-      value: (r) => {
-        const left = shardRemaining(r);
-        return left === null ? null : Number(left);
-      },
+      value: shardRemaining,
     });
   }
   const segmentGauge = (name: string, help: string, read: (v: SegmentBufferView) => number[]) =>

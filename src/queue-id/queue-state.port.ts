@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { lengthsOf } from '../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
+import { AllocNumbers, AllocRowReader, SHARD_SLOTS, shardSlot } from './core/alloc-row-reader';
 import { AppRegistry } from './core/app-registry';
 import { QueueKeys } from './core/queue-keys';
 import { RefillAhead } from './core/refill-ahead';
-import { shardCapacity } from './core/shard-capacity';
 import { PushRefusal, RefillMonitor, RefillOutcome, RefillTrigger } from './refill-monitor';
 
 export type { PushRefusal, RefillOutcome, RefillTrigger } from './refill-monitor';
@@ -18,8 +18,8 @@ export interface QueueShardState {
   queueLength: number | null;
   /** IDs this instance's next refill of the shard takes; null when the shard is not in this instance's registry. */
   refillSize: number | null;
-  /** Its id_alloc row; null when the row was not read (MySQL failed, or no row yet). */
-  alloc: { maxId: bigint; maxLimitId: bigint; unallocated: bigint } | null;
+  /** Its id_alloc row as numbers (exact: indexes have 49 bits); null when not read (MySQL failed, or no row yet). */
+  alloc: AllocNumbers | null;
 }
 
 /** One read of the queue's state: every shard of id_alloc and of this instance's registry. */
@@ -62,10 +62,15 @@ function nextTurn(): Promise<void> {
 /**
  * The port over MySQL and Redis: one plain SELECT of id_alloc's four columns (no entity
  * hydration: 16,384 rows at 256 apps) and one LLEN sweep over the lists of both id_alloc and the
- * registry (each key once), with a turn of the event loop between the steps.
+ * registry (each key once), with a turn of the event loop between the steps. Shards are kept by
+ * slot (already in (app, shard) order, no sort) and rows read as numbers (AllocRowReader, no
+ * bigint per row); rows outside the ID layout (an app above 255, a shard above 63: no queue
+ * shard) are left out.
  */
 @Injectable()
 export class QueueStateReader extends QueueStatePort {
+  private readonly rows = new AllocRowReader();
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -86,19 +91,21 @@ export class QueueStateReader extends QueueStatePort {
   }
 
   async read(): Promise<QueueState> {
-    const byKey = new Map<number, QueueShardState>();
-    const shardOf = (app: number, shard: number): QueueShardState => {
-      const key = app * 256 + shard;
-      let s = byKey.get(key);
+    const bySlot = new Array<QueueShardState | undefined>(SHARD_SLOTS);
+    const shardAt = (slot: number, app: number, shard: number): QueueShardState => {
+      let s = bySlot[slot];
       if (s === undefined) {
         s = { app, shard, queueLength: null, refillSize: null, alloc: null };
-        byKey.set(key, s);
+        bySlot[slot] = s;
       }
       return s;
     };
     for (const app of this.registry.all()) {
       for (const [shard, config] of app.shards) {
-        shardOf(app.appId, shard).refillSize = this.ahead.currentSize(app.appId, shard, config.step);
+        const slot = shardSlot(app.appId, shard);
+        if (slot >= 0) {
+          shardAt(slot, app.appId, shard).refillSize = this.ahead.currentSize(app.appId, shard, config.step);
+        }
       }
     }
     let mysql = true;
@@ -107,18 +114,23 @@ export class QueueStateReader extends QueueStatePort {
         'SELECT app_id, shard_id, CAST(max_id AS CHAR) AS max_id, CAST(max_limit_id AS CHAR) AS max_limit_id FROM id_alloc',
       );
       for (const r of rows) {
-        const row = { appId: Number(r.app_id), shardId: Number(r.shard_id), maxId: BigInt(r.max_id), maxLimitId: BigInt(r.max_limit_id) };
-        shardOf(row.appId, row.shardId).alloc = {
-          maxId: row.maxId,
-          maxLimitId: row.maxLimitId,
-          unallocated: shardCapacity(row, 0).unallocated,
-        };
+        const app = Number(r.app_id);
+        const shard = Number(r.shard_id);
+        const slot = shardSlot(app, shard);
+        if (slot >= 0) {
+          shardAt(slot, app, shard).alloc = this.rows.read(slot, r.max_id, r.max_limit_id);
+        }
       }
     } catch {
       mysql = false;
     }
     await nextTurn();
-    const shards = [...byKey.values()].sort((a, b) => a.app - b.app || a.shard - b.shard);
+    const shards: QueueShardState[] = [];
+    for (const s of bySlot) {
+      if (s !== undefined) {
+        shards.push(s);
+      }
+    }
     const lengths = await lengthsOf(this.redis, shards.map((s) => this.keys.list(s.app, s.shard))).catch(
       (err: unknown): Array<[Error | null, number]> => {
         const error = err instanceof Error ? err : new Error(String(err));

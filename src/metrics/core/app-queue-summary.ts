@@ -1,4 +1,5 @@
 import { ShardObservation } from './capacity-forecast';
+import { ExactSum } from './exact-sum';
 
 /** One app shard as the state read gives it (the queue feature's QueueShardState). */
 export interface ShardStateView {
@@ -8,8 +9,8 @@ export interface ShardStateView {
   queueLength: number | null;
   /** null: not in this instance's registry. */
   refillSize: number | null;
-  /** null: its id_alloc row was not read. */
-  alloc: { maxId: bigint; maxLimitId: bigint; unallocated: bigint } | null;
+  /** Its id_alloc row as numbers (exact: indexes have 49 bits); null: not read. */
+  alloc: { maxId: number; maxIndex: number; unallocated: number } | null;
 }
 
 /** What the per-app queue gauges show of one app. */
@@ -21,25 +22,33 @@ export interface AppQueueSummary {
   refillSize: number | null;
   /** The lowest queued ÷ refill size over the shards where both are known; null when none. */
   lowestFillRatio: number | null;
-  /** IDs the app can still hand out (queued + unallocated, a failed LLEN counted as 0); null without id_alloc rows. */
+  /** IDs the app can still hand out (queued + unallocated, a failed LLEN counted as 0); null without id_alloc rows. Exact past 2^53. */
   remaining: bigint | null;
   /** The shard with the fewest IDs left (queued + unallocated, both known) and that number; null when none. */
   lowestShard: number | null;
-  lowestRemaining: bigint | null;
+  lowestRemaining: number | null;
 }
 
-/** A shard's remaining capacity, when both its row and its length are known. */
-export function shardRemaining(s: ShardStateView): bigint | null {
-  return s.alloc === null || s.queueLength === null ? null : BigInt(s.queueLength) + s.alloc.unallocated;
+/** A shard's remaining capacity, when both its row and its length are known (below 2^53: exact). */
+export function shardRemaining(s: ShardStateView): number | null {
+  return s.alloc === null || s.queueLength === null ? null : s.queueLength + s.alloc.unallocated;
 }
 
 /** Per-app summaries of shards in (app, shard) order; pure. Ties for the lowest go to the lower shard. */
 export function summariseApps(shards: readonly ShardStateView[]): AppQueueSummary[] {
   const out: AppQueueSummary[] = [];
   let a: AppQueueSummary | null = null;
+  let remaining: ExactSum | null = null;
+  const close = (): void => {
+    if (a !== null && remaining !== null) {
+      a.remaining = remaining.value();
+    }
+  };
   for (const s of shards) {
     if (a === null || a.app !== s.app) {
+      close();
       a = { app: s.app, queueLength: null, refillSize: null, lowestFillRatio: null, remaining: null, lowestShard: null, lowestRemaining: null };
+      remaining = null;
       out.push(a);
     }
     if (s.queueLength !== null) {
@@ -53,7 +62,8 @@ export function summariseApps(shards: readonly ShardStateView[]): AppQueueSummar
       }
     }
     if (s.alloc !== null) {
-      a.remaining = (a.remaining ?? 0n) + BigInt(s.queueLength ?? 0) + s.alloc.unallocated;
+      remaining ??= new ExactSum();
+      remaining.add((s.queueLength ?? 0) + s.alloc.unallocated);
     }
     const left = shardRemaining(s);
     if (left !== null && (a.lowestRemaining === null || left < a.lowestRemaining)) {
@@ -61,6 +71,7 @@ export function summariseApps(shards: readonly ShardStateView[]): AppQueueSummar
       a.lowestShard = s.shard;
     }
   }
+  close();
   return out;
 }
 
@@ -68,9 +79,8 @@ export function summariseApps(shards: readonly ShardStateView[]): AppQueueSummar
 export function observationsOf(shards: readonly ShardStateView[]): ShardObservation[] {
   const out: ShardObservation[] = [];
   for (const s of shards) {
-    const remaining = shardRemaining(s);
-    if (remaining !== null && s.alloc !== null && s.queueLength !== null) {
-      out.push({ app: s.app, shard: s.shard, maxId: s.alloc.maxId, maxLimitId: s.alloc.maxLimitId, queueLength: s.queueLength, remaining });
+    if (s.alloc !== null && s.queueLength !== null) {
+      out.push({ app: s.app, shard: s.shard, maxId: s.alloc.maxId, maxIndex: s.alloc.maxIndex, queueLength: s.queueLength, remaining: s.queueLength + s.alloc.unallocated });
     }
   }
   return out;
