@@ -135,6 +135,8 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
           queueDepth[a.app] = a.queueLength ?? 0;
         }
         this.forecast.observe(state.observations, state.at);
+        // Computed here, on the timer, rather than by the next scrape's gauges (16,384 shards).
+        this.forecast.apps();
       }
       this.lastFailure = '';
     } catch (err) {
