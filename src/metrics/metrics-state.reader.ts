@@ -23,6 +23,8 @@ export class MetricsStateReader {
   ) {}
 
   async read(): Promise<StateSnapshot> {
+    // Started by a scrape past the TTL (TtlSnapshot), the read begins after that scrape was written.
+    await nextTurn();
     const q = await this.queue.read();
     await nextTurn();
     const snowflake = this.snowflake;
