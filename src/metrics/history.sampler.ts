@@ -3,6 +3,7 @@ import { METRICS_CONFIG } from '../config/config-tokens';
 import { MetricsConfig } from '../config/metrics-config';
 import { ActivityHistory, HISTORY_SPAN_MS, HistoryPoint } from './core/activity-history';
 import { AppFamiliesText } from './core/app-families';
+import { observationsOf } from './core/app-queue-summary';
 import { AppForecast, CapacityForecast } from './core/capacity-forecast';
 import { MetricsService } from './metrics.service';
 
@@ -123,7 +124,8 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
         for (const a of state.apps) {
           queueDepth[a.app] = a.queueLength ?? 0;
         }
-        this.forecast.observe(state.observations, state.at);
+        // Made and consumed in one turn: the observations never outlive a young-generation GC.
+        this.forecast.observe(observationsOf(state.shards), state.at);
         // Computed here, on the timer, rather than by the next scrape's gauges (16,384 shards).
         this.forecast.apps();
       }

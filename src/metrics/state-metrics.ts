@@ -1,7 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import { SegmentBufferView } from '../segment/core/segment-buffer';
 import { AppFamiliesText } from './core/app-families';
-import { AppQueueSummary, shardRemaining } from './core/app-queue-summary';
+import { AppQueueSummary, ShardRowView, shardRowsOf } from './core/app-queue-summary';
 import { ShardFamilies } from './shard-families';
 import { StateSnapshot } from './state-snapshot';
 
@@ -67,7 +67,15 @@ export function registerStateMetrics(
   ]);
   addText(async (leader) => appFamilies.render((await snapshot()).apps, leader));
   if (families !== null) {
-    const rows = async () => (await snapshot()).shards;
+    // Row objects for the families of one read, made once (16,384 at 256 apps: this mode only).
+    let kept: { shards: StateSnapshot['shards']; rows: ShardRowView[] } | null = null;
+    const rows = async (): Promise<ShardRowView[]> => {
+      const shards = (await snapshot()).shards;
+      if (kept?.shards !== shards) {
+        kept = { shards, rows: shardRowsOf(shards) };
+      }
+      return kept.rows;
+    };
     families.add({
       name: 'shardleaf_queue_shard_length',
       help: 'Indexes queued in the Redis list of an app shard (METRICS_PER_SHARD=true)',
@@ -87,7 +95,7 @@ export function registerStateMetrics(
       help: 'IDs an app shard can still hand out under max_limit_id, queued + not yet allocated (METRICS_PER_SHARD=true)',
       shared: true,
       rows,
-      value: shardRemaining,
+      value: (r) => r.remaining,
     });
   }
   const segmentGauge = (name: string, help: string, read: (v: SegmentBufferView) => number[]) =>

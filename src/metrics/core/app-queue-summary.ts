@@ -1,16 +1,22 @@
 import { ShardObservation } from './capacity-forecast';
 import { ExactSum } from './exact-sum';
 
-/** One app shard as the state read gives it (the queue feature's QueueShardState). */
-export interface ShardStateView {
-  app: number;
-  shard: number;
-  /** null: its LLEN failed. */
-  queueLength: number | null;
-  /** null: not in this instance's registry. */
-  refillSize: number | null;
-  /** Its id_alloc row as numbers (exact: indexes have 49 bits); null: not read. */
-  alloc: { maxId: number; maxIndex: number; unallocated: number } | null;
+/**
+ * One state read's shards by slot (the queue feature's ShardSlots): one typed array per field,
+ * slot = app * slotsPerApp + shard, NaN where a value is not known.
+ */
+export interface ShardSlotsView {
+  readonly slotsPerApp: number;
+  /** 1: a shard of id_alloc or of this instance's registry. */
+  readonly present: Uint8Array;
+  /** NaN: its LLEN failed. */
+  readonly queueLength: Float64Array;
+  /** NaN: not in this instance's registry. */
+  readonly refillSize: Float64Array;
+  /** id_alloc's row as numbers (exact: indexes have 49 bits); NaN in all three: not read. */
+  readonly maxId: Float64Array;
+  readonly maxIndex: Float64Array;
+  readonly unallocated: Float64Array;
 }
 
 /** What the per-app queue gauges show of one app. */
@@ -29,58 +35,96 @@ export interface AppQueueSummary {
   lowestRemaining: number | null;
 }
 
-/** A shard's remaining capacity, when both its row and its length are known (below 2^53: exact). */
-export function shardRemaining(s: ShardStateView): number | null {
-  return s.alloc === null || s.queueLength === null ? null : s.queueLength + s.alloc.unallocated;
+/** One app shard's values (the per-shard families' rows); null where not known. */
+export interface ShardRowView {
+  app: number;
+  shard: number;
+  queueLength: number | null;
+  refillSize: number | null;
+  /** Queued + unallocated, when both are known. */
+  remaining: number | null;
 }
 
-/** Per-app summaries of shards in (app, shard) order; pure. Ties for the lowest go to the lower shard. */
-export function summariseApps(shards: readonly ShardStateView[]): AppQueueSummary[] {
+const known = (v: number): number | null => (Number.isNaN(v) ? null : v);
+
+/** A slot's remaining capacity, when both its row and its length are known (below 2^53: exact). */
+export function shardRemaining(s: ShardSlotsView, slot: number): number | null {
+  return known(s.queueLength[slot] + s.unallocated[slot]);
+}
+
+/** Per-app summaries, in app order; pure. Ties for the lowest go to the lower shard. */
+export function summariseApps(s: ShardSlotsView): AppQueueSummary[] {
   const out: AppQueueSummary[] = [];
   let a: AppQueueSummary | null = null;
   let remaining: ExactSum | null = null;
-  const close = (): void => {
-    if (a !== null && remaining !== null) {
-      a.remaining = remaining.value();
+  for (let slot = 0; slot < s.present.length; slot++) {
+    if (s.present[slot] !== 1) {
+      continue;
     }
-  };
-  for (const s of shards) {
-    if (a === null || a.app !== s.app) {
-      close();
-      a = { app: s.app, queueLength: null, refillSize: null, lowestFillRatio: null, remaining: null, lowestShard: null, lowestRemaining: null };
+    const app = Math.floor(slot / s.slotsPerApp);
+    if (a === null || a.app !== app) {
+      if (a !== null && remaining !== null) {
+        a.remaining = remaining.value();
+      }
+      a = { app, queueLength: null, refillSize: null, lowestFillRatio: null, remaining: null, lowestShard: null, lowestRemaining: null };
       remaining = null;
       out.push(a);
     }
-    if (s.queueLength !== null) {
-      a.queueLength = (a.queueLength ?? 0) + s.queueLength;
+    const length = known(s.queueLength[slot]);
+    const refill = known(s.refillSize[slot]);
+    if (length !== null) {
+      a.queueLength = (a.queueLength ?? 0) + length;
     }
-    if (s.refillSize !== null) {
-      a.refillSize = Math.max(a.refillSize ?? 0, s.refillSize);
-      if (s.queueLength !== null && s.refillSize > 0) {
-        const ratio = s.queueLength / s.refillSize;
+    if (refill !== null) {
+      a.refillSize = Math.max(a.refillSize ?? 0, refill);
+      if (length !== null && refill > 0) {
+        const ratio = length / refill;
         a.lowestFillRatio = a.lowestFillRatio === null ? ratio : Math.min(a.lowestFillRatio, ratio);
       }
     }
-    if (s.alloc !== null) {
+    const unallocated = known(s.unallocated[slot]);
+    if (unallocated !== null) {
       remaining ??= new ExactSum();
-      remaining.add((s.queueLength ?? 0) + s.alloc.unallocated);
-    }
-    const left = shardRemaining(s);
-    if (left !== null && (a.lowestRemaining === null || left < a.lowestRemaining)) {
-      a.lowestRemaining = left;
-      a.lowestShard = s.shard;
+      remaining.add((length ?? 0) + unallocated);
+      if (length !== null && (a.lowestRemaining === null || length + unallocated < a.lowestRemaining)) {
+        a.lowestRemaining = length + unallocated;
+        a.lowestShard = slot - app * s.slotsPerApp;
+      }
     }
   }
-  close();
+  if (a !== null && remaining !== null) {
+    a.remaining = remaining.value();
+  }
   return out;
 }
 
-/** The capacity forecast's observations: shards whose row and length were both read. */
-export function observationsOf(shards: readonly ShardStateView[]): ShardObservation[] {
+/** The capacity forecast's observations: shards whose row and length were both read, in (app, shard) order. */
+export function observationsOf(s: ShardSlotsView): ShardObservation[] {
   const out: ShardObservation[] = [];
-  for (const s of shards) {
-    if (s.alloc !== null && s.queueLength !== null) {
-      out.push({ app: s.app, shard: s.shard, maxId: s.alloc.maxId, maxIndex: s.alloc.maxIndex, queueLength: s.queueLength, remaining: s.queueLength + s.alloc.unallocated });
+  for (let slot = 0; slot < s.present.length; slot++) {
+    const length = s.queueLength[slot];
+    const maxId = s.maxId[slot];
+    if (s.present[slot] === 1 && !Number.isNaN(length) && !Number.isNaN(maxId)) {
+      const app = Math.floor(slot / s.slotsPerApp);
+      out.push({ app, shard: slot - app * s.slotsPerApp, maxId, maxIndex: s.maxIndex[slot], queueLength: length, remaining: length + s.unallocated[slot] });
+    }
+  }
+  return out;
+}
+
+/** Every shard as a row object, in (app, shard) order: for the per-shard families (METRICS_PER_SHARD) only. */
+export function shardRowsOf(s: ShardSlotsView): ShardRowView[] {
+  const out: ShardRowView[] = [];
+  for (let slot = 0; slot < s.present.length; slot++) {
+    if (s.present[slot] === 1) {
+      const app = Math.floor(slot / s.slotsPerApp);
+      out.push({
+        app,
+        shard: slot - app * s.slotsPerApp,
+        queueLength: known(s.queueLength[slot]),
+        refillSize: known(s.refillSize[slot]),
+        remaining: shardRemaining(s, slot),
+      });
     }
   }
   return out;
