@@ -124,7 +124,7 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
         for (const a of state.apps) {
           queueDepth[a.app] = a.queueLength ?? 0;
         }
-        // Made and consumed in one turn: the observations never outlive a young-generation GC.
+        // Made and dropped within this turn: not kept in the snapshot across the turns of a read.
         this.forecast.observe(observationsOf(state.shards), state.at);
         // Computed here, on the timer, rather than by the next scrape's gauges (16,384 shards).
         this.forecast.apps();
