@@ -5,7 +5,9 @@ export interface MetricsConfig {
   /**
    * METRICS_STATE_TTL_MS: the state gauges (queue lengths, remaining capacity, segment buffers,
    * snowflake worker) are read from Redis/MySQL at most once per this many ms, whatever the
-   * scrape rate; scrapes in between serve the cached values. 0 = on every scrape.
+   * scrape rate; scrapes in between serve the cached values. A scrape after it answers at once
+   * with the last read's values while they are younger than 4 × this, and the next read runs in
+   * the background. 0 = on every scrape (waiting for the read).
    */
   stateTtlMs: number;
   /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`; unset = open. */

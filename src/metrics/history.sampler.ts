@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { Gauge } from 'prom-client';
 import { METRICS_CONFIG } from '../config/config-tokens';
 import { MetricsConfig } from '../config/metrics-config';
 import { ActivityHistory, HISTORY_SPAN_MS, HistoryPoint } from './core/activity-history';
+import { AppFamiliesText } from './core/app-families';
+import { observationsOf } from './core/app-queue-summary';
 import { AppForecast, CapacityForecast } from './core/capacity-forecast';
 import { MetricsService } from './metrics.service';
 
@@ -45,34 +46,23 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
   onModuleInit(): void {
     const forecast = this.forecast;
     const metrics = this.metrics;
-    const perApp = (name: string, help: string, value: (f: AppForecast) => number): void => {
-      new Gauge({
-        name,
-        help,
-        labelNames: ['app'],
-        registers: [metrics.register],
-        collect() {
-          this.reset();
-          if (!metrics.isLeader()) {
-            return;
-          }
-          for (const f of forecast.apps()) {
-            this.set({ app: f.app }, value(f));
-          }
-        },
-      });
-    };
-    perApp(
-      'shardleaf_queue_capacity_exhaustion_seconds',
-      "Seconds until the app's first shard has no IDs left under max_limit_id (the 49-bit index range when 0), at the rate each shard's IDs " +
-        'were consumed by all instances over CAPACITY_FORECAST_WINDOW_MS; +Inf when none were consumed; absent until that window has history',
-      (f) => f.secondsLeft,
-    );
-    perApp(
-      'shardleaf_queue_capacity_exhaustion_shard',
-      'The app shard that runs out first at the measured rates (its shard number; see shardleaf_queue_capacity_exhaustion_seconds)',
-      (f) => f.firstShard,
-    );
+    const families = new AppFamiliesText<AppForecast>([
+      {
+        name: 'shardleaf_queue_capacity_exhaustion_seconds',
+        help:
+          "Seconds until the app's first shard has no IDs left under max_limit_id (the 49-bit index range when 0), at the rate each shard's IDs " +
+          'were consumed by all instances over CAPACITY_FORECAST_WINDOW_MS; +Inf when none were consumed; absent until that window has history',
+        shared: true,
+        value: (f) => f.secondsLeft,
+      },
+      {
+        name: 'shardleaf_queue_capacity_exhaustion_shard',
+        help: 'The app shard that runs out first at the measured rates (its shard number; see shardleaf_queue_capacity_exhaustion_seconds)',
+        shared: true,
+        value: (f) => f.firstShard,
+      },
+    ]);
+    metrics.addText(async (leader) => families.render(forecast.apps(), leader));
     metrics.shardFamilies?.add({
       name: 'shardleaf_queue_shard_exhaustion_seconds',
       help: 'Seconds until the app shard has no IDs left under max_limit_id at the rate measured over CAPACITY_FORECAST_WINDOW_MS (METRICS_PER_SHARD=true)',
@@ -134,7 +124,10 @@ export class HistorySampler implements OnModuleInit, OnApplicationBootstrap, OnM
         for (const a of state.apps) {
           queueDepth[a.app] = a.queueLength ?? 0;
         }
-        this.forecast.observe(state.observations, state.at);
+        // Made and dropped within this turn: not kept in the snapshot across the turns of a read.
+        this.forecast.observe(observationsOf(state.shards), state.at);
+        // Computed here, on the timer, rather than by the next scrape's gauges (16,384 shards).
+        this.forecast.apps();
       }
       this.lastFailure = '';
     } catch (err) {

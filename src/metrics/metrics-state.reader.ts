@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { QueueStatePort } from '../queue-id/queue-state.port';
 import { SegmentStatus } from '../segment/segment-status';
 import { SnowflakeStatus } from '../snowflake/snowflake-status';
-import { observationsOf, summariseApps } from './core/app-queue-summary';
+import { summariseApps } from './core/app-queue-summary';
 import { StateSnapshot } from './state-snapshot';
 
 function nextTurn(): Promise<void> {
@@ -11,8 +11,8 @@ function nextTurn(): Promise<void> {
 
 /**
  * Reads the state behind the gauges (uncached; MetricsService caches): the queue's through its
- * read port, the segment buffers and the snowflake worker from memory; then the per-app summaries
- * and the forecast's observations, computed once per read.
+ * read port, the segment buffers and the snowflake worker from memory; then the per-app summaries,
+ * computed once per read.
  */
 @Injectable()
 export class MetricsStateReader {
@@ -23,6 +23,8 @@ export class MetricsStateReader {
   ) {}
 
   async read(): Promise<StateSnapshot> {
+    // Started by a scrape past the TTL (TtlSnapshot), the read begins after that scrape was written.
+    await nextTurn();
     const q = await this.queue.read();
     await nextTurn();
     const snowflake = this.snowflake;
@@ -31,7 +33,6 @@ export class MetricsStateReader {
       backends: { mysql: q.mysql, redis: q.redis },
       shards: q.shards,
       apps: summariseApps(q.shards),
-      observations: observationsOf(q.shards),
       segment: this.segment.buffers(),
       snowflake: { mode: snowflake.mode, workerId: snowflake.workerId, serving: snowflake.serving },
     };

@@ -19,8 +19,14 @@ import { MetricsStateReader } from './metrics-state.reader';
 import { registerNumberMetrics } from './number-metrics';
 import { MetricsLeader } from './metrics-leader';
 import { ShardFamilies } from './shard-families';
-import { registerStateMetrics } from './state-metrics';
+import { TextSource, registerStateMetrics } from './state-metrics';
 import { StateSnapshot } from './state-snapshot';
+
+/**
+ * A scrape past the TTL answers with the last read's values while that read is younger than this
+ * many TTLs (20 s at the default 5 s), and starts the next read; older, it waits for a read.
+ */
+export const STALE_TTLS = 4;
 
 /**
  * The Prometheus registry of this app instance (not prom-client's global one, so several apps in
@@ -38,6 +44,8 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
   private unsubscribeLeases: (() => void) | null = null;
   private unsubscribeNumbers: (() => void) | null = null;
   private readonly state: TtlSnapshot<StateSnapshot>;
+  /** Families written as text after prom-client's exposition (the per-app queue gauges and forecast), in order. */
+  private readonly texts: TextSource[] = [];
   private http: HttpCounters | null = null;
   private refills: Counter<'trigger' | 'outcome'> | null = null;
 
@@ -55,7 +63,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     private readonly leader: MetricsLeader,
   ) {
     this.shardFamilies = config.perShard ? new ShardFamilies() : null;
-    this.state = new TtlSnapshot(() => reader.read(), config.stateTtlMs);
+    this.state = new TtlSnapshot(() => reader.read(), config.stateTtlMs, { staleMs: (STALE_TTLS - 1) * config.stateTtlMs });
   }
 
   onModuleInit(): void {
@@ -114,7 +122,7 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
         leaseIds.inc({ generator }, Number(ids));
       }
     });
-    registerStateMetrics(register, () => this.state.get(), () => this.leader.isLeader(), this.shardFamilies);
+    registerStateMetrics(register, () => this.state.get(), (source) => this.addText(source), this.shardFamilies);
     this.unsubscribeNumbers = registerNumberMetrics(register, this.numberMonitor, this.numberStatus);
     registerHistoryMetrics(register, this.historyMonitor);
     const waits = this.clockWaits;
@@ -162,9 +170,12 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     this.unsubscribeNumbers = null;
   }
 
-  /** The state behind the gauges, shared with scrapes (at most one read per METRICS_STATE_TTL_MS). */
+  /**
+   * The state behind the gauges, no older than METRICS_STATE_TTL_MS (waits for a read past it;
+   * the history sampler's timer, off the request path), shared with scrapes.
+   */
   stateSnapshot(): Promise<StateSnapshot> {
-    return this.state.get();
+    return this.state.fresh();
   }
 
   /** This instance's counter totals, read from memory (for the dashboard's history). */
@@ -193,19 +204,26 @@ export class MetricsService implements OnModuleInit, OnApplicationShutdown {
     return out;
   }
 
-  /** Whether this instance exports the gauges of shared state now (metrics-leader.ts). */
-  isLeader(): boolean {
-    return this.leader.isLeader();
+  /** Adds families written as text after prom-client's exposition, before the per-shard ones. */
+  addText(source: TextSource): void {
+    this.texts.push(source);
   }
 
   /**
-   * prom-client's exposition, then the per-shard families (when on). The lease is checked first
-   * (one Redis command when this instance does not hold it), so every gauge of one scrape agrees.
+   * prom-client's exposition, then the families written as text (per app), then the per-shard
+   * families (when on), each block after a blank line. The lease is checked first (one Redis
+   * command when this instance does not hold it), so every gauge of one scrape agrees.
    */
   async scrape(): Promise<{ contentType: string; body: string }> {
     const leader = await this.leader.check();
-    const body = await this.register.metrics();
+    // Started together, so the gauges and the text share one state read (METRICS_STATE_TTL_MS=0 too).
+    const [body, ...texts] = await Promise.all([this.register.metrics(), ...this.texts.map((text) => text(leader))]);
+    const blocks = [body, ...texts.map((text) => `${text}\n`)];
     const perShard = this.shardFamilies === null ? '' : await this.shardFamilies.render(leader);
-    return { contentType: this.register.contentType, body: perShard === '' ? body : `${body}\n${perShard}\n` };
+    if (perShard !== '') {
+      blocks.push(`${perShard}\n`);
+    }
+    // Registry.metrics() and each block end with one newline: joined by '\n', a blank line between.
+    return { contentType: this.register.contentType, body: blocks.join('\n') };
   }
 }

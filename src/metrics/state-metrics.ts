@@ -1,8 +1,12 @@
 import { Gauge, Registry } from 'prom-client';
 import { SegmentBufferView } from '../segment/core/segment-buffer';
-import { AppQueueSummary, shardRemaining } from './core/app-queue-summary';
+import { AppFamiliesText } from './core/app-families';
+import { AppQueueSummary, ShardRowView, shardRowsOf } from './core/app-queue-summary';
 import { ShardFamilies } from './shard-families';
 import { StateSnapshot } from './state-snapshot';
+
+/** Text written after prom-client's exposition for one scrape, given whether this instance is the metrics leader. */
+export type TextSource = (leader: boolean) => Promise<string>;
 
 /**
  * Gauges of the service's state, read on scrape (never on the request path) from `snapshot`,
@@ -10,14 +14,15 @@ import { StateSnapshot } from './state-snapshot';
  * and by concurrent scrapes. Each gauge resets and sets its values in one synchronous step
  * after the await, so a concurrent scrape never sees a half-filled gauge.
  *
- * The queue's gauges are per app; shared state (what every instance reads alike from Redis and
- * MySQL) only while `leader()` holds, this instance's own refill sizes always. With `families`
- * (METRICS_PER_SHARD=true) the per-shard families are added to it as well.
+ * The queue's gauges are per app, written as text after prom-client's exposition (`addText`,
+ * AppFamiliesText: once per state read, not per scrape); shared state (what every instance reads
+ * alike from Redis and MySQL) only on the metrics leader, this instance's own refill sizes always.
+ * With `families` (METRICS_PER_SHARD=true) the per-shard families are added as well.
  */
 export function registerStateMetrics(
   register: Registry,
   snapshot: () => Promise<StateSnapshot>,
-  leader: () => boolean,
+  addText: (source: TextSource) => void,
   families: ShardFamilies | null,
 ): void {
   new Gauge({
@@ -32,48 +37,45 @@ export function registerStateMetrics(
       this.set({ backend: 'redis' }, s.backends.redis ? 1 : 0);
     },
   });
-  const appGauge = (name: string, help: string, value: (a: AppQueueSummary) => number | bigint | null, shared = true): void => {
-    new Gauge({
-      name,
-      help,
-      labelNames: ['app'],
-      registers: [register],
-      async collect() {
-        const s = await snapshot();
-        this.reset();
-        if (shared && !leader()) {
-          return;
-        }
-        for (const a of s.apps) {
-          const v = value(a);
-          if (v !== null) {
-            this.set({ app: a.app }, Number(v));
-          }
-        }
-      },
-    });
-  };
-  appGauge('shardleaf_queue_length', 'Indexes queued in the Redis lists of an app (all its shards)', (a) => a.queueLength);
-  appGauge(
-    'shardleaf_queue_refill_size',
-    "IDs this instance's next refill of the app's busiest shard takes (the step, doubled while the shard is hot, up to QUEUE_REFILL_MAX_SIZE)",
-    (a) => a.refillSize,
-    false,
-  );
-  appGauge(
-    'shardleaf_queue_lowest_fill_ratio',
-    "The lowest, over an app's shards, of the IDs queued in the shard's list divided by the shard's next refill size (below 0.1: a list nearly empty)",
-    (a) => a.lowestFillRatio,
-  );
-  appGauge('shardleaf_queue_remaining_capacity', 'IDs an app can still hand out under max_limit_id (queued + not yet allocated)', (a) => a.remaining);
-  appGauge(
-    'shardleaf_queue_lowest_shard_capacity',
-    'IDs left (queued + not yet allocated) in the app shard with the fewest: shardleaf_queue_lowest_shard names it',
-    (a) => a.lowestRemaining,
-  );
-  appGauge('shardleaf_queue_lowest_shard', 'The app shard with the fewest IDs left (its shard number)', (a) => a.lowestShard);
+  const appFamilies = new AppFamiliesText<AppQueueSummary>([
+    { name: 'shardleaf_queue_length', help: 'Indexes queued in the Redis lists of an app (all its shards)', shared: true, value: (a) => a.queueLength },
+    {
+      name: 'shardleaf_queue_refill_size',
+      help: "IDs this instance's next refill of the app's busiest shard takes (the step, doubled while the shard is hot, up to QUEUE_REFILL_MAX_SIZE)",
+      shared: false,
+      value: (a) => a.refillSize,
+    },
+    {
+      name: 'shardleaf_queue_lowest_fill_ratio',
+      help: "The lowest, over an app's shards, of the IDs queued in the shard's list divided by the shard's next refill size (below 0.1: a list nearly empty)",
+      shared: true,
+      value: (a) => a.lowestFillRatio,
+    },
+    {
+      name: 'shardleaf_queue_remaining_capacity',
+      help: 'IDs an app can still hand out under max_limit_id (queued + not yet allocated)',
+      shared: true,
+      value: (a) => a.remaining,
+    },
+    {
+      name: 'shardleaf_queue_lowest_shard_capacity',
+      help: 'IDs left (queued + not yet allocated) in the app shard with the fewest: shardleaf_queue_lowest_shard names it',
+      shared: true,
+      value: (a) => a.lowestRemaining,
+    },
+    { name: 'shardleaf_queue_lowest_shard', help: 'The app shard with the fewest IDs left (its shard number)', shared: true, value: (a) => a.lowestShard },
+  ]);
+  addText(async (leader) => appFamilies.render((await snapshot()).apps, leader));
   if (families !== null) {
-    const rows = async () => (await snapshot()).shards;
+    // Row objects for the families of one read, made once (16,384 at 256 apps: this mode only).
+    let kept: { shards: StateSnapshot['shards']; rows: ShardRowView[] } | null = null;
+    const rows = async (): Promise<ShardRowView[]> => {
+      const shards = (await snapshot()).shards;
+      if (kept?.shards !== shards) {
+        kept = { shards, rows: shardRowsOf(shards) };
+      }
+      return kept.rows;
+    };
     families.add({
       name: 'shardleaf_queue_shard_length',
       help: 'Indexes queued in the Redis list of an app shard (METRICS_PER_SHARD=true)',
@@ -93,10 +95,7 @@ export function registerStateMetrics(
       help: 'IDs an app shard can still hand out under max_limit_id, queued + not yet allocated (METRICS_PER_SHARD=true)',
       shared: true,
       rows,
-      value: (r) => {
-        const left = shardRemaining(r);
-        return left === null ? null : Number(left);
-      },
+      value: (r) => r.remaining,
     });
   }
   const segmentGauge = (name: string, help: string, read: (v: SegmentBufferView) => number[]) =>

@@ -1,7 +1,6 @@
-import { QueueShardState } from '../queue-id/queue-state.port';
+import { ShardSlots } from '../queue-id/queue-state.port';
 import { SegmentBufferView } from '../segment/core/segment-buffer';
 import { AppQueueSummary } from './core/app-queue-summary';
-import { ShardObservation } from './core/capacity-forecast';
 
 export interface SnowflakeState {
   mode: string;
@@ -19,12 +18,10 @@ export interface StateSnapshot {
    * scraped during an outage.
    */
   backends: { mysql: boolean; redis: boolean };
-  /** Every shard of id_alloc and of this instance's registry, in (app, shard) order. */
-  shards: QueueShardState[];
+  /** Every shard of id_alloc and of this instance's registry, by slot ((app, shard) order). */
+  shards: ShardSlots;
   /** Per app, in app order. */
   apps: AppQueueSummary[];
-  /** Shards whose row and length were both read: the capacity forecast's input. */
-  observations: ShardObservation[];
   segment: SegmentBufferView[];
   snowflake: SnowflakeState;
 }

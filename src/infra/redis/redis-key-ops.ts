@@ -43,19 +43,27 @@ return out`;
  */
 export async function lengthsOf(redis: RedisClient, keys: readonly string[]): Promise<Array<[Error | null, number]>> {
   const out: Array<[Error | null, number]> = [];
+  await forEachLength(redis, keys, (_, length) => out.push(length instanceof Error ? [length, 0] : [null, length]));
+  return out;
+}
+
+/**
+ * lengthsOf without the pairs: `each(i, length)` for keys[i] as its chunk's reply arrives (an
+ * Error where its LLEN failed), so a caller can write the lengths where it keeps them.
+ */
+export async function forEachLength(redis: RedisClient, keys: readonly string[], each: (i: number, length: number | Error) => void): Promise<void> {
   for (let first = 0; first < keys.length; first += LENGTHS_CHUNK) {
     const chunk = keys.slice(first, first + LENGTHS_CHUNK);
     if (redis instanceof Cluster) {
-      out.push(...(await clusterLengths(redis, chunk)));
+      (await clusterLengths(redis, chunk)).forEach(([err, length], i) => each(first + i, err ?? length));
       continue;
     }
     const replies = (await redis.eval(LENGTHS_SCRIPT, chunk.length, ...chunk)) as unknown[];
     for (let i = 0; i < chunk.length; i++) {
       const n = replies[i];
-      out.push(typeof n === 'number' && n >= 0 ? [null, n] : [new Error(`LLEN ${chunk[i]} failed`), 0]);
+      each(first + i, typeof n === 'number' && n >= 0 ? n : new Error(`LLEN ${chunk[i]} failed`));
     }
   }
-  return out;
 }
 
 function clusterLengths(redis: Cluster, keys: readonly string[]): Promise<Array<[Error | null, number]>> {

@@ -1,15 +1,22 @@
 import { ShardObservation } from './capacity-forecast';
+import { ExactSum } from './exact-sum';
 
-/** One app shard as the state read gives it (the queue feature's QueueShardState). */
-export interface ShardStateView {
-  app: number;
-  shard: number;
-  /** null: its LLEN failed. */
-  queueLength: number | null;
-  /** null: not in this instance's registry. */
-  refillSize: number | null;
-  /** null: its id_alloc row was not read. */
-  alloc: { maxId: bigint; maxLimitId: bigint; unallocated: bigint } | null;
+/**
+ * One state read's shards by slot (the queue feature's ShardSlots): one typed array per field,
+ * slot = app * slotsPerApp + shard, NaN where a value is not known.
+ */
+export interface ShardSlotsView {
+  readonly slotsPerApp: number;
+  /** 1: a shard of id_alloc or of this instance's registry. */
+  readonly present: Uint8Array;
+  /** NaN: its LLEN failed. */
+  readonly queueLength: Float64Array;
+  /** NaN: not in this instance's registry. */
+  readonly refillSize: Float64Array;
+  /** id_alloc's row as numbers (exact: indexes have 49 bits); NaN in all three: not read. */
+  readonly maxId: Float64Array;
+  readonly maxIndex: Float64Array;
+  readonly unallocated: Float64Array;
 }
 
 /** What the per-app queue gauges show of one app. */
@@ -21,56 +28,103 @@ export interface AppQueueSummary {
   refillSize: number | null;
   /** The lowest queued ÷ refill size over the shards where both are known; null when none. */
   lowestFillRatio: number | null;
-  /** IDs the app can still hand out (queued + unallocated, a failed LLEN counted as 0); null without id_alloc rows. */
+  /** IDs the app can still hand out (queued + unallocated, a failed LLEN counted as 0); null without id_alloc rows. Exact past 2^53. */
   remaining: bigint | null;
   /** The shard with the fewest IDs left (queued + unallocated, both known) and that number; null when none. */
   lowestShard: number | null;
-  lowestRemaining: bigint | null;
+  lowestRemaining: number | null;
 }
 
-/** A shard's remaining capacity, when both its row and its length are known. */
-export function shardRemaining(s: ShardStateView): bigint | null {
-  return s.alloc === null || s.queueLength === null ? null : BigInt(s.queueLength) + s.alloc.unallocated;
+/** One app shard's values (the per-shard families' rows); null where not known. */
+export interface ShardRowView {
+  app: number;
+  shard: number;
+  queueLength: number | null;
+  refillSize: number | null;
+  /** Queued + unallocated, when both are known. */
+  remaining: number | null;
 }
 
-/** Per-app summaries of shards in (app, shard) order; pure. Ties for the lowest go to the lower shard. */
-export function summariseApps(shards: readonly ShardStateView[]): AppQueueSummary[] {
+const known = (v: number): number | null => (Number.isNaN(v) ? null : v);
+
+/** A slot's remaining capacity, when both its row and its length are known (below 2^53: exact). */
+export function shardRemaining(s: ShardSlotsView, slot: number): number | null {
+  return known(s.queueLength[slot] + s.unallocated[slot]);
+}
+
+/** Per-app summaries, in app order; pure. Ties for the lowest go to the lower shard. */
+export function summariseApps(s: ShardSlotsView): AppQueueSummary[] {
   const out: AppQueueSummary[] = [];
   let a: AppQueueSummary | null = null;
-  for (const s of shards) {
-    if (a === null || a.app !== s.app) {
-      a = { app: s.app, queueLength: null, refillSize: null, lowestFillRatio: null, remaining: null, lowestShard: null, lowestRemaining: null };
+  let remaining: ExactSum | null = null;
+  for (let slot = 0; slot < s.present.length; slot++) {
+    if (s.present[slot] !== 1) {
+      continue;
+    }
+    const app = Math.floor(slot / s.slotsPerApp);
+    if (a === null || a.app !== app) {
+      if (a !== null && remaining !== null) {
+        a.remaining = remaining.value();
+      }
+      a = { app, queueLength: null, refillSize: null, lowestFillRatio: null, remaining: null, lowestShard: null, lowestRemaining: null };
+      remaining = null;
       out.push(a);
     }
-    if (s.queueLength !== null) {
-      a.queueLength = (a.queueLength ?? 0) + s.queueLength;
+    const length = known(s.queueLength[slot]);
+    const refill = known(s.refillSize[slot]);
+    if (length !== null) {
+      a.queueLength = (a.queueLength ?? 0) + length;
     }
-    if (s.refillSize !== null) {
-      a.refillSize = Math.max(a.refillSize ?? 0, s.refillSize);
-      if (s.queueLength !== null && s.refillSize > 0) {
-        const ratio = s.queueLength / s.refillSize;
+    if (refill !== null) {
+      a.refillSize = Math.max(a.refillSize ?? 0, refill);
+      if (length !== null && refill > 0) {
+        const ratio = length / refill;
         a.lowestFillRatio = a.lowestFillRatio === null ? ratio : Math.min(a.lowestFillRatio, ratio);
       }
     }
-    if (s.alloc !== null) {
-      a.remaining = (a.remaining ?? 0n) + BigInt(s.queueLength ?? 0) + s.alloc.unallocated;
+    const unallocated = known(s.unallocated[slot]);
+    if (unallocated !== null) {
+      remaining ??= new ExactSum();
+      remaining.add((length ?? 0) + unallocated);
+      if (length !== null && (a.lowestRemaining === null || length + unallocated < a.lowestRemaining)) {
+        a.lowestRemaining = length + unallocated;
+        a.lowestShard = slot - app * s.slotsPerApp;
+      }
     }
-    const left = shardRemaining(s);
-    if (left !== null && (a.lowestRemaining === null || left < a.lowestRemaining)) {
-      a.lowestRemaining = left;
-      a.lowestShard = s.shard;
+  }
+  if (a !== null && remaining !== null) {
+    a.remaining = remaining.value();
+  }
+  return out;
+}
+
+/** The capacity forecast's observations: shards whose row and length were both read, in (app, shard) order. */
+export function observationsOf(s: ShardSlotsView): ShardObservation[] {
+  const out: ShardObservation[] = [];
+  for (let slot = 0; slot < s.present.length; slot++) {
+    const length = s.queueLength[slot];
+    const maxId = s.maxId[slot];
+    if (s.present[slot] === 1 && !Number.isNaN(length) && !Number.isNaN(maxId)) {
+      const app = Math.floor(slot / s.slotsPerApp);
+      out.push({ app, shard: slot - app * s.slotsPerApp, maxId, maxIndex: s.maxIndex[slot], queueLength: length, remaining: length + s.unallocated[slot] });
     }
   }
   return out;
 }
 
-/** The capacity forecast's observations: shards whose row and length were both read. */
-export function observationsOf(shards: readonly ShardStateView[]): ShardObservation[] {
-  const out: ShardObservation[] = [];
-  for (const s of shards) {
-    const remaining = shardRemaining(s);
-    if (remaining !== null && s.alloc !== null && s.queueLength !== null) {
-      out.push({ app: s.app, shard: s.shard, maxId: s.alloc.maxId, maxLimitId: s.alloc.maxLimitId, queueLength: s.queueLength, remaining });
+/** Every shard as a row object, in (app, shard) order: for the per-shard families (METRICS_PER_SHARD) only. */
+export function shardRowsOf(s: ShardSlotsView): ShardRowView[] {
+  const out: ShardRowView[] = [];
+  for (let slot = 0; slot < s.present.length; slot++) {
+    if (s.present[slot] === 1) {
+      const app = Math.floor(slot / s.slotsPerApp);
+      out.push({
+        app,
+        shard: slot - app * s.slotsPerApp,
+        queueLength: known(s.queueLength[slot]),
+        refillSize: known(s.refillSize[slot]),
+        remaining: shardRemaining(s, slot),
+      });
     }
   }
   return out;

@@ -1,3 +1,5 @@
+import { ExactSum } from './exact-sum';
+
 /**
  * Capacity forecast of queue-ID shards: how long until a shard has no IDs left under
  * max_limit_id, at the rate its IDs were consumed over the last `windowMs`.
@@ -10,24 +12,27 @@
  * of at most one refill over the window.
  *
  * Observations come from a timer (never the request path). Per shard only a few anchors are
- * kept (one per `windowMs / slots`), so memory is bounded by shards × (slots + 2).
+ * kept (one per `windowMs / slots`), so memory is bounded by shards × (slots + 2). Indexes and
+ * counts are numbers (an index has 49 bits: exact), so an observation of 16,384 shards makes no
+ * bigint; the sums per app are exact bigints (ExactSum).
  *
  * Framework-free; time is passed in by the caller.
  */
 export interface ShardObservation {
   app: number;
   shard: number;
-  maxId: bigint;
-  maxLimitId: bigint;
+  maxId: number;
+  /** The largest index the shard may hand out (from max_limit_id): a change restarts its history. */
+  maxIndex: number;
   queueLength: number;
   /** Queued + unallocated (shardCapacity). */
-  remaining: bigint;
+  remaining: number;
 }
 
 export interface ShardForecast {
   app: number;
   shard: number;
-  remaining: bigint;
+  remaining: number;
   /** IDs consumed per second over the window (all instances). */
   idsPerSecond: number;
   /**
@@ -49,14 +54,14 @@ export interface AppForecast {
 
 interface Anchor {
   at: number;
-  maxId: bigint;
+  maxId: number;
   queueLength: number;
 }
 
 interface Series {
-  maxLimitId: bigint;
+  maxIndex: number;
   anchors: Anchor[];
-  latest: Anchor & { remaining: bigint };
+  latest: Anchor & { remaining: number };
 }
 
 export interface CapacityForecastOptions {
@@ -90,8 +95,9 @@ export class CapacityForecast {
   /**
    * One observation of the shards at time `at` (ms). A shard missing from it (its LLEN failed, or
    * the app was deleted) has no forecast until it is observed again, and its history is dropped
-   * once a whole window passed without it. A shard whose max_limit_id changed, or whose max_id
-   * went back (re-created by hand), restarts: the window would mix two different spaces.
+   * once a whole window passed without it. A shard whose max_limit_id changed its largest index,
+   * or whose max_id went back (re-created by hand), restarts: the window would mix two different
+   * spaces.
    */
   observe(shards: readonly ShardObservation[], at: number): void {
     this.lastAt = at;
@@ -100,12 +106,12 @@ export class CapacityForecast {
     for (const o of shards) {
       const key = o.app * 256 + o.shard;
       let s = this.series.get(key);
-      if (s && (s.maxLimitId !== o.maxLimitId || o.maxId < s.latest.maxId || at < s.latest.at)) {
+      if (s && (s.maxIndex !== o.maxIndex || o.maxId < s.latest.maxId || at < s.latest.at)) {
         s = undefined;
       }
       if (!s) {
         this.series.set(key, {
-          maxLimitId: o.maxLimitId,
+          maxIndex: o.maxIndex,
           anchors: [{ at, maxId: o.maxId, queueLength: o.queueLength }],
           latest: { at, maxId: o.maxId, queueLength: o.queueLength, remaining: o.remaining },
         });
@@ -147,6 +153,9 @@ export class CapacityForecast {
 
   private computeShards(): ShardForecast[] {
     const out: ShardForecast[] = [];
+    // Series are made in the observations' (app, shard) order; a sort only when one was re-made.
+    let sorted = true;
+    let lastKey = -1;
     for (const [key, s] of this.series) {
       if (s.latest.at !== this.lastAt) {
         continue;
@@ -156,34 +165,42 @@ export class CapacityForecast {
       if (spanMs < this.spacingMs || spanMs <= 0) {
         continue;
       }
-      let consumed = s.latest.maxId - base.maxId - BigInt(s.latest.queueLength - base.queueLength);
-      if (consumed < 0n) {
-        consumed = 0n;
-      }
-      // Both below 2^53: an index is at most 2^49 - 1 and a list holds fewer entries than that.
-      const idsPerSecond = (Number(consumed) * 1000) / spanMs;
+      // Exact: an index is at most 2^49 - 1 and a list holds fewer entries than that.
+      const consumed = Math.max(0, s.latest.maxId - base.maxId - (s.latest.queueLength - base.queueLength));
+      const idsPerSecond = (consumed * 1000) / spanMs;
       const remaining = s.latest.remaining;
-      const secondsLeft = remaining === 0n ? 0 : idsPerSecond > 0 ? Number(remaining) / idsPerSecond : Infinity;
+      const secondsLeft = remaining === 0 ? 0 : idsPerSecond > 0 ? remaining / idsPerSecond : Infinity;
       out.push({ app: Math.floor(key / 256), shard: key % 256, remaining, idsPerSecond, secondsLeft });
+      sorted &&= key > lastKey;
+      lastKey = key;
     }
-    return out.sort((a, b) => a.app - b.app || a.shard - b.shard);
+    return sorted ? out : out.sort((a, b) => a.app - b.app || a.shard - b.shard);
   }
 
   private computeApps(): AppForecast[] {
-    const byApp = new Map<number, AppForecast>();
+    const out: AppForecast[] = [];
+    let a: AppForecast | null = null;
+    let remaining = new ExactSum();
+    // Shards come in (app, shard) order: one app after the other.
     for (const f of this.shards()) {
-      const a = byApp.get(f.app);
-      if (!a) {
-        byApp.set(f.app, { app: f.app, remaining: f.remaining, idsPerSecond: f.idsPerSecond, secondsLeft: f.secondsLeft, firstShard: f.shard });
-        continue;
+      if (a === null || a.app !== f.app) {
+        if (a !== null) {
+          a.remaining = remaining.value();
+        }
+        a = { app: f.app, remaining: 0n, idsPerSecond: 0, secondsLeft: f.secondsLeft, firstShard: f.shard };
+        remaining = new ExactSum();
+        out.push(a);
       }
-      a.remaining += f.remaining;
+      remaining.add(f.remaining);
       a.idsPerSecond += f.idsPerSecond;
       if (f.secondsLeft < a.secondsLeft) {
         a.secondsLeft = f.secondsLeft;
         a.firstShard = f.shard;
       }
     }
-    return [...byApp.values()];
+    if (a !== null) {
+      a.remaining = remaining.value();
+    }
+    return out;
   }
 }

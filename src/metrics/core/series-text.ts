@@ -1,8 +1,8 @@
 /**
- * The Prometheus text exposition of a gauge with the labels `app` and `shard`, written the way
- * prom-client 15 writes it (Registry.getMetricsAsString): `# HELP` and `# TYPE` lines, then one
- * `name{app="…",shard="…"} value` line per series, joined by newlines, no trailing newline. Pure:
- * the slicing between event-loop turns is the caller's (shard-families.ts).
+ * The Prometheus text exposition of a gauge with the labels `app` and `shard`, or `app` alone,
+ * written the way prom-client 15 writes it (Registry.getMetricsAsString): `# HELP` and `# TYPE`
+ * lines, then one `name{app="…",shard="…"} value` line per series, joined by newlines, no trailing
+ * newline. Pure: the slicing between event-loop turns is the caller's (shard-families.ts).
  */
 
 /** A row of one app shard (its value is read by the caller's accessor). */
@@ -46,6 +46,19 @@ export function shardSeriesLines<R extends ShardRow>(
   for (let i = from; i < to; i++) {
     const row = rows[i];
     lines[i - from] = `${escaped}{app="${row.app}",shard="${row.shard}"} ${valueText(value(row))}`;
+  }
+  return lines.join('\n');
+}
+
+/** The series lines `name{app="…"} value` of the rows with a value (null: left out), joined by newlines. */
+export function appSeriesLines<R extends { app: number }>(name: string, rows: readonly R[], value: (row: R) => number | null): string {
+  const escaped = escapeText(name);
+  const lines: string[] = [];
+  for (const row of rows) {
+    const v = value(row);
+    if (v !== null) {
+      lines.push(`${escaped}{app="${row.app}"} ${valueText(v)}`);
+    }
   }
   return lines.join('\n');
 }
