@@ -108,13 +108,19 @@ async function main(): Promise<void> {
         const n = res.requests;
         total.set(String(s.child.pid), (total.get(String(s.child.pid)) ?? 0) + n);
         const per = (k: string): string => ((st[k] ?? NaN) / n).toFixed(3);
-        cpu.set(name, [...(cpu.get(name) ?? []), (t1[0] - t0[0] + t1[1] - t0[1]) / n]);
+        const procCpu = (t1[0] - t0[0] + t1[1] - t0[1]) / n;
+        cpu.set(name, [...(cpu.get(name) ?? []), procCpu]);
+        // With PERF_STAT the columns perf counted; without, the CPU from /proc only (no NaN columns).
+        const perfColumns =
+          st['task-clock'] === undefined
+            ? ''
+            : ` perf cpu µs/req ${((st['task-clock'] * 1000) / n).toFixed(1)} ` +
+              `sys/req ${per('raw_syscalls:sys_enter')} write ${per('syscalls:sys_enter_write')} writev ${per('syscalls:sys_enter_writev')} ` +
+              `read ${per('syscalls:sys_enter_read')} epoll_wait ${per('syscalls:sys_enter_epoll_wait')} epoll_ctl ${per('syscalls:sys_enter_epoll_ctl')} ` +
+              `futex ${per('syscalls:sys_enter_futex')} getrandom ${per('syscalls:sys_enter_getrandom')}`;
         console.log(
-          `${name.padEnd(8)} req/s ${Math.round(res.reqPerSec)} non2xx ${res.non2xx} cpu µs/req ${((st['task-clock'] * 1000) / n).toFixed(1)} ` +
-            `user ${((t1[0] - t0[0]) / n).toFixed(1)} sys ${((t1[1] - t0[1]) / n).toFixed(1)} ` +
-            `sys/req ${per('raw_syscalls:sys_enter')} write ${per('syscalls:sys_enter_write')} writev ${per('syscalls:sys_enter_writev')} ` +
-            `read ${per('syscalls:sys_enter_read')} epoll_wait ${per('syscalls:sys_enter_epoll_wait')} epoll_ctl ${per('syscalls:sys_enter_epoll_ctl')} ` +
-            `futex ${per('syscalls:sys_enter_futex')} getrandom ${per('syscalls:sys_enter_getrandom')}`,
+          `${name.padEnd(8)} req/s ${Math.round(res.reqPerSec)} non2xx ${res.non2xx} cpu µs/req ${procCpu.toFixed(1)} ` +
+            `user ${((t1[0] - t0[0]) / n).toFixed(1)} sys ${((t1[1] - t0[1]) / n).toFixed(1)}${perfColumns}`,
         );
       }
     }
