@@ -4,7 +4,8 @@ import { NumberStatus } from '../numbers/number-status';
 
 /**
  * Formatted numbers: issued per format, allocations and clock readings by outcome (counted from
- * the generator's events), and what this instance still holds per format (memory, read on scrape).
+ * the generator's events), and what this instance still holds per format and how much of each
+ * format's running period is allocated (memory, read on scrape).
  * Returns the unsubscribe function.
  */
 export function registerNumberMetrics(register: Registry, monitor: NumberMonitor, status: NumberStatus): () => void {
@@ -42,6 +43,20 @@ export function registerNumberMetrics(register: Registry, monitor: NumberMonitor
       for (const view of status.buffers()) {
         const left = [view.current, view.next].reduce((n, s) => n + (s === null ? 0 : Number(s.left)), 0);
         this.set({ format: view.key }, left);
+      }
+    },
+  });
+  new Gauge({
+    name: 'shardleaf_number_period_used_ratio',
+    help:
+      "Share of a number format's current period (capacity: what its sequence digits hold) allocated by all instances, " +
+      "as of this instance's latest allocation in it; 1 once used up (410 NUMBER_EXHAUSTED). No series once the period ended",
+    labelNames: ['format'],
+    registers: [register],
+    collect() {
+      this.reset();
+      for (const { key, used } of status.periodUse()) {
+        this.set({ format: key }, used);
       }
     },
   });

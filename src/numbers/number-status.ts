@@ -9,4 +9,9 @@ export class NumberStatus {
   buffers(): NumberBufferView[] {
     return this.generator.views();
   }
+
+  /** Per key, the share of its running period's capacity allocated (NumberGenerator.periodUse). */
+  periodUse(): Array<{ key: string; used: number }> {
+    return this.generator.periodUse();
+  }
 }

@@ -139,6 +139,34 @@ export class NumberGenerator {
     return [...this.buffers.keys()].sort().map((key) => this.view(key) as NumberBufferView);
   }
 
+  /**
+   * Per key, the share of its latest period's capacity allocated (by every instance) as of this
+   * instance's latest allocation in it: the row's max_seq that allocation moved to, over the
+   * capacity; 1 once an allocation found the period used up. Lags the database (another instance
+   * may have allocated since), never runs ahead of it. A key whose period has ended by the upper
+   * bound of the database time (PeriodProof.msToEnd) has no entry: a quiet instance does not
+   * report yesterday's period.
+   */
+  periodUse(): Array<{ key: string; used: number }> {
+    const now = this.options.clock.now();
+    const out: Array<{ key: string; used: number }> = [];
+    for (const key of [...this.buffers.keys()].sort()) {
+      const buffer = this.buffers.get(key) as NumberBuffer;
+      if (buffer.exhausted !== null) {
+        if (buffer.exhausted.msToEnd(now) > 0) {
+          out.push({ key, used: 1 });
+        }
+        continue;
+      }
+      const segment = buffer.next ?? buffer.current;
+      if (segment !== null && segment.proof.msToEnd(now) > 0) {
+        // Millionths in bigint: sequences stay out of `number` (up to 62^10 - 1).
+        out.push({ key, used: Number((segment.max * 1_000_000n) / segment.pattern.capacity) / 1_000_000 });
+      }
+    }
+    return out;
+  }
+
   view(key: string): NumberBufferView | null {
     const buffer = this.buffers.get(key);
     return buffer ? bufferView(buffer, this.options.clock.now()) : null;

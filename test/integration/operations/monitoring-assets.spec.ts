@@ -54,6 +54,7 @@ describe.each([
   const suite = appSuite(suiteName);
   let app: NestFastifyApplication;
   let samples: Map<string, Set<string>>;
+  let exposition: string;
 
   beforeAll(async () => {
     // History timer off: the test ticks the sampler itself; a short forecast window.
@@ -73,8 +74,15 @@ describe.each([
       expect((await request(app, 'GET', '/api/id/77?gatePass=bob', { token: null })).status).toBe(404);
       await sampler.tick();
     }
+    // A number format used up: nine numbers, then 410 NUMBER_EXHAUSTED.
+    expect((await request(app, 'POST', '/admin/numbers', { body: { key: 'assets', pattern: 'AS{seq:1}' } })).status).toBe(201);
+    for (let i = 1; i <= 9; i++) {
+      expect((await request(app, 'GET', '/api/number/assets', { token: null })).status).toBe(200);
+    }
+    expect((await request(app, 'GET', '/api/number/assets', { token: null })).status).toBe(410);
     const res = await request(app, 'GET', '/metrics', { token: null });
     expect(res.status).toBe(200);
+    exposition = res.body;
     samples = exportedSamples(res.body);
   });
 
@@ -108,9 +116,15 @@ describe.each([
       'shardleaf_queue_refill_duration_seconds_bucket',
       'shardleaf_backend_up',
       'shardleaf_segment_next_ready',
+      'shardleaf_number_period_used_ratio',
     ]) {
       expect(samples.get(name)?.size ?? 0).toBeGreaterThan(0);
     }
+  });
+
+  it('a used-up number format: its 410s are counted as NUMBER_EXHAUSTED on the numbers route, its period at 1 (what ShardleafNumberExhausted and ShardleafNumberPeriodNearlyUsed read)', () => {
+    expect(exposition).toContain('shardleaf_http_errors_total{route="/api/number/:key",status="410",error="NUMBER_EXHAUSTED"} 1\n');
+    expect(exposition).toContain('shardleaf_number_period_used_ratio{format="assets"} 1\n');
   });
 
   it('alerting rules: every expression names exported metrics and labels', () => {

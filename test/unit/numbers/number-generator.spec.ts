@@ -266,6 +266,54 @@ describe('NumberGenerator', () => {
     expect(await gen.next('d', 1)).toEqual(['D202611271']);
   });
 
+  it("periodUse: the share of the running period allocated (all instances, as of this one's last allocation), 1 when used up, nothing after the period", async () => {
+    store.define('d', 'D{yyyyMMdd}{seq:2}', 'daily');
+    world.dbMs = parseDbTime('2026-11-26 23:50:00');
+    const gen = instance(store);
+    const other = instance(sameDatabase(store));
+    expect(gen.periodUse()).toEqual([]);
+    // {seq:2}: capacity 99, allocated one by one (1 % of it).
+    for (let i = 0; i < 3; i++) {
+      await gen.next('d', 1);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    // Its highest allocation (3, or 4 with the preload) over 99.
+    const held = BigInt(gen.view('d')?.next?.max ?? gen.view('d')?.current?.max ?? 0);
+    expect(held).toBeGreaterThanOrEqual(3n);
+    expect(gen.periodUse()).toEqual([{ key: 'd', used: Math.floor((Number(held) * 1e6) / 99) / 1e6 }]);
+    const takeAll = async (g: NumberGenerator): Promise<number> => {
+      for (let taken = 0; ; taken++) {
+        try {
+          await g.next('d', 1);
+        } catch (err) {
+          expect((err as IdGenError).kind).toBe(ErrorKind.NumberExhausted);
+          return taken;
+        }
+      }
+    };
+    expect(await takeAll(other)).toBe(99 - Number(held));
+    // This instance has not allocated since: it still reports its own last allocation.
+    expect(gen.periodUse()[0].used).toBeCloseTo(Number(held) / 99, 5);
+    expect(other.periodUse()).toEqual([{ key: 'd', used: 1 }]);
+    // It hands out what it holds, then finds the period used up.
+    expect(await takeAll(gen)).toBeLessThanOrEqual(1);
+    expect(gen.periodUse()).toEqual([{ key: 'd', used: 1 }]);
+    // The day ends with no request: no entry for a period that is over.
+    world.advance(10 * 60_000);
+    expect(gen.periodUse()).toEqual([]);
+    expect(other.periodUse()).toEqual([]);
+    await gen.next('d', 1);
+    expect(gen.periodUse()).toEqual([{ key: 'd', used: Math.floor(1e6 / 99) / 1e6 }]);
+  });
+
+  it('periodUse of a format without reset: the whole sequence is its period', async () => {
+    store.define('n', 'N{seq:4}', 'none', 50);
+    const gen = instance(store);
+    await gen.next('n', 1);
+    world.advance(400 * 86_400_000);
+    expect(gen.periodUse()).toEqual([{ key: 'n', used: Math.floor((50 * 1e6) / 9999) / 1e6 }]);
+  });
+
   it('an unknown key: NUMBER_FORMAT_NOT_FOUND, answered from memory for a second', async () => {
     const gen = instance(store);
     expect(await kindOf(gen.next('nope', 1))).toBe(ErrorKind.NumberFormatNotFound);
