@@ -1,4 +1,4 @@
-import { LimiterClock, REPEAT_MAX_KEYS, REPEAT_WINDOW_MS, RepeatLimiter } from '../../../src/logging/repeat-limiter';
+import { LimiterClock, REPEAT_MAX_KEYS, REPEAT_WINDOW_MS, RepeatLimiter, realLimiterClock } from '../../../src/logging/repeat-limiter';
 
 /** A clock moved by hand; its timers run when `advance` passes them. */
 class FakeClock implements LimiterClock {
@@ -168,5 +168,19 @@ describe('RepeatLimiter', () => {
     expect(lines.slice(2)).toEqual([{ message: 'a', fields: { repeated: 1, sinceMs: 500 } }]);
     repeats.report('a', { reqId: '4' });
     expect(lines[3]).toEqual({ message: 'a', fields: { reqId: '4' } });
+  });
+
+  it("the real clock's timer does not keep the process alive, and its cancel clears it", () => {
+    const setTimer = jest.spyOn(global, 'setTimeout');
+    const fn = jest.fn();
+    const cancel = realLimiterClock.after(60_000, fn);
+    const timer = setTimer.mock.results[0].value as NodeJS.Timeout;
+    setTimer.mockRestore();
+    expect(timer.hasRef()).toBe(false);
+    const clearTimer = jest.spyOn(global, 'clearTimeout');
+    cancel();
+    expect(clearTimer).toHaveBeenCalledWith(timer);
+    clearTimer.mockRestore();
+    expect(fn).not.toHaveBeenCalled();
   });
 });
