@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
+import { ErrorLogShutdown } from './common/error-log';
 import { ShutdownDeadline } from './common/shutdown-deadline';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -37,7 +38,7 @@ export class AppModule {
         OpenApiModule,
         HomeModule,
       ],
-      providers: [ShutdownDeadline],
+      providers: [ShutdownDeadline, ErrorLogShutdown],
     };
   }
 }

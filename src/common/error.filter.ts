@@ -1,7 +1,8 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { isBackendFailure } from './backend-failure';
 import { errorSpec } from './error-catalog';
+import { logBackendFailure, logInternalError } from './error-log';
 import { ErrorKind, IdGenError } from './id-gen.error';
 
 export interface ErrorBody {
@@ -9,8 +10,6 @@ export interface ErrorBody {
   error: string;
   message: string;
 }
-
-const logger = new Logger('ErrorFilter');
 
 /** Maps any error to its status and `{code, error, message}` body. Used by Nest and by Fastify. */
 export function toErrorResponse(exception: unknown, reqId?: string): { status: number; body: ErrorBody } {
@@ -44,10 +43,11 @@ function toIdGenError(exception: unknown, reqId: string | undefined): IdGenError
     }
   }
   if (isBackendFailure(exception)) {
-    logger.warn({ msg: `backend failure: ${(exception as Error).message}`, reqId });
+    // Once per text per 10 s, the repeats counted (error-log.ts).
+    logBackendFailure(exception, reqId);
     return new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis, MySQL or ZooKeeper) is unavailable; retry later');
   }
-  logger.error({ msg: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception), reqId });
+  logInternalError(exception, reqId);
   return new IdGenError(ErrorKind.Internal, 'internal error');
 }
 

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { logBackendFailure } from '../common/error-log';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { AppRegistry, ShardConfig } from './core/app-registry';
 import { acceptEntries, batchBody, plainIndexOf, queueIdOf, queueIdString } from './core/queue-batch';
@@ -246,7 +247,8 @@ export class QueueIdService {
     if (err instanceof IdGenError) {
       return err;
     }
-    this.logger.warn(`backend failure: ${(err as Error).message}`);
+    // Per request, so once per text per 10 s with the repeats counted (common/error-log.ts).
+    logBackendFailure(err);
     return new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis or MySQL) is unavailable; retry later');
   }
 }
