@@ -12,6 +12,8 @@
  * PERF_STAT=1: system calls per request (perf stat on the server's pid). PERF_RECORD=DIR: a
  * `perf record -e cpu-clock` per run into DIR (start with NODE_OPTIONS=--perf-basic-prof for JS names).
  * PROFILE_DIR=DIR: `--cpu-prof` of every server.
+ * PIN=1: servers pinned to one CPU and wrk to the others, as `npm run bench` does (lib/placement.ts);
+ * unpinned by default, where the servers share the CPUs with wrk and Redis.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -35,6 +37,7 @@ import { runWrk } from './lib/load';
 import { startCeiling, startService } from './lib/service';
 import { gatePassPerShard, topUp } from './cases/queue';
 import type { ServerProc } from './lib/proc';
+import { decidePlacement } from './lib/placement';
 
 const EVENTS = [
   'task-clock',
@@ -71,6 +74,9 @@ async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 3);
   const seconds = Number(process.argv[3] ?? 3);
   const env = benchEnv();
+  if (process.env.PIN === '1') {
+    console.error(decidePlacement(true).text);
+  }
   await ensureBuild((s) => console.error(s));
   await recreateDatabase(env);
   const profileDir = process.env.PROFILE_DIR;
