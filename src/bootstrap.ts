@@ -11,7 +11,7 @@ import { installJsonBodyParser } from './common/json-body-parser';
 import { ShutdownDeadline } from './common/shutdown-deadline';
 import { installShutdownGate } from './common/shutdown-gate';
 import { trimForwardingResponseHook } from './common/response-hook-trim';
-import { PinoNestLogger, createRootLogger, fastifyLogOptions, installRequestIdEcho } from './logging/pino-logger';
+import { PinoNestLogger, createRootLogger, fastifyLogOptions } from './logging/pino-logger';
 import { setupOpenApi } from './openapi/openapi.setup';
 
 /** Turns the root module into the application on the given adapter. */
@@ -62,11 +62,11 @@ export async function createApp(
   // Routes marked @DirectRoute() (the ID routes) skip Nest's per-request pipeline (docs/performance.md).
   serveDirect(app);
   installJsonBodyParser(adapter.getInstance());
-  installRequestIdEcho(adapter.getInstance());
   app.enableShutdownHooks();
   // With the shutdown hooks, not before: a signal during the start is start-service.ts's.
   app.get(ShutdownDeadline).armOnSignals();
   setupOpenApi(app);
+  // The app's one onRequest hook: the request id echo and the gate (common/shutdown-gate.ts).
   installShutdownGate(app);
   return app;
 }

@@ -51,7 +51,7 @@ async function build(variant: string): Promise<NestFastifyApplication> {
     const root = logging.createRootLogger('log', devNull);
     const adapter = new FastifyAdapter(logging.fastifyLogOptions('log', root) as ConstructorParameters<typeof FastifyAdapter>[0]);
     const app = await NestFactory.create<NestFastifyApplication>(ConstantModule, adapter, { logger: new logging.PinoNestLogger(root) });
-    logging.installRequestIdEcho(adapter.getInstance());
+    echoIds(adapter);
     return app;
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -84,8 +84,20 @@ async function build(variant: string): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter(existing ? (ours.fastifyLogOptions('log', root) as ConstructorParameters<typeof FastifyAdapter>[0]) : {});
   const app = await NestFactory.create<NestFastifyApplication>(WithPino, adapter, { bufferLogs: true });
   app.useLogger(app.get(np.Logger));
-  ours.installRequestIdEcho(adapter.getInstance());
+  echoIds(adapter);
   return app;
+}
+
+interface OnRequestHooks {
+  addHook(name: 'onRequest', hook: (req: { id: string }, reply: { header(k: string, v: string): unknown }, done: () => void) => void): unknown;
+}
+
+/** The request id echo, as the service's onRequest hook does it (common/shutdown-gate.ts). */
+function echoIds(adapter: { getInstance(): OnRequestHooks }): void {
+  adapter.getInstance().addHook('onRequest', (request, reply, done) => {
+    ours.echoRequestId(request, reply);
+    done();
+  });
 }
 
 async function worker(variant: string, requests: number): Promise<void> {

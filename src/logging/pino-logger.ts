@@ -215,12 +215,10 @@ export function requestIds(): () => string {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Answers every request with its id in `x-request-id`, to match client and server logs. */
-export function installRequestIdEcho(fastify: {
-  addHook(name: 'onRequest', hook: (req: { id: string }, reply: { header(k: string, v: string): unknown }, done: () => void) => void): unknown;
-}): void {
-  fastify.addHook('onRequest', (req, reply, done) => {
-    reply.header('x-request-id', req.id);
-    done();
-  });
+/**
+ * Puts the request's id in its reply's `x-request-id`, to match client and server logs. Called by
+ * the app's one `onRequest` hook (common/shutdown-gate.ts), first, so every reply has it.
+ */
+export function echoRequestId(request: { id: string }, reply: { header(k: string, v: string): unknown }): void {
+  reply.header('x-request-id', request.id);
 }

@@ -1,6 +1,7 @@
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Registry } from 'prom-client';
 import { errorKindOf } from '../common/error.filter';
+import { routeLabels } from './route-label';
 
 /** ID routes and the generator each serves (the route pattern, as Fastify knows it). */
 const ID_ROUTES: Record<string, string> = {
@@ -111,8 +112,9 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
     () => idCells.filter((c) => c.value > 0),
   );
 
+  const routeOf = routeLabels();
   fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
+    const route = routeOf(request);
     const status = reply.statusCode;
     requests.add(request.method, route, status, 1);
     if (status >= 400) {

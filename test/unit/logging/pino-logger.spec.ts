@@ -5,7 +5,7 @@ import {
   PinoNestLogger,
   createRootLogger,
   fastifyLogOptions,
-  installRequestIdEcho,
+  echoRequestId,
   requestIds,
 } from '../../../src/logging/pino-logger';
 
@@ -18,7 +18,10 @@ async function appAt(level: 'log' | 'debug') {
   const { lines, stream } = capture();
   const root = createRootLogger(level, stream);
   const app = Fastify(fastifyLogOptions(level, root));
-  installRequestIdEcho(app);
+  app.addHook('onRequest', (request, reply, done) => {
+    echoRequestId(request, reply);
+    done();
+  });
   app.get('/x', async () => 'ok');
   await app.ready();
   return { app, lines };
