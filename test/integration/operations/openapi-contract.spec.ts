@@ -26,17 +26,20 @@ const NOT_DOCUMENTED: Record<string, string> = {
 };
 
 /** A GET on a connection of its own, closed after the answer (no pooled socket outlives the test). */
-function getOnce(url: string): Promise<{ status: number; body: string }> {
+function getOnce(url: string): Promise<{ status: number; body: string; requestId: unknown }> {
   return new Promise((resolve, reject) => {
     get(url, { agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, requestId: res.headers['x-request-id'] }));
       res.on('error', reject);
     }).on('error', reject);
   });
 }
+
+/** A request id the service made (logging/pino-logger.ts requestIds). */
+const NEW_REQUEST_ID = /^[0-9a-f]{12}-[0-9a-z]+$/;
 
 describe('the API document matches what the service answers', () => {
   const suite = appSuite('apicontract');
@@ -144,6 +147,20 @@ describe('the API document matches what the service answers', () => {
     await exerciseEveryRoute(call, (sql) => suite.env.sql(sql));
   });
 
+  it('echoes the request id on every reply of the real wiring: a success, an error, an unmatched route', async () => {
+    const fastify = app.getHttpAdapter().getInstance();
+    const given = await fastify.inject({ url: '/api/segment/get/no-such-tag', headers: { 'x-request-id': 'client-7.a' } });
+    expect(given.statusCode).toBe(404);
+    expect(given.headers['x-request-id']).toBe('client-7.a');
+    const unmatched = await fastify.inject({ url: '/nowhere' });
+    expect(unmatched.statusCode).toBe(404);
+    expect(String(unmatched.headers['x-request-id'])).toMatch(NEW_REQUEST_ID);
+    const ok = await fastify.inject({ url: '/api/snowflake/get/any' });
+    expect(ok.statusCode).toBe(200);
+    expect(String(ok.headers['x-request-id'])).toMatch(NEW_REQUEST_ID);
+    expect(ok.headers['x-request-id']).not.toBe(unmatched.headers['x-request-id']);
+  });
+
   it('answers QUEUE_NOT_REPLICATED as documented when no replica confirms a pop', async () => {
     // The shared Redis has no replica: WAIT 1 times out with 0.
     const waiting = await start({ REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '50' });
@@ -168,11 +185,13 @@ describe('the API document matches what the service answers', () => {
       await stopping.listen(0, '127.0.0.1');
       const base = (await stopping.getUrl()).replace('[::1]', '127.0.0.1');
       closing = stopping.close();
-      const body = await pollUntil('a SHUTTING_DOWN answer', async () => {
+      const refused = await pollUntil('a SHUTTING_DOWN answer', async () => {
         const res = await getOnce(`${base}/api/id/3?gatePass=alice`);
-        return res.status === 503 && res.body.includes('SHUTTING_DOWN') && res.body;
+        return res.status === 503 && res.body.includes('SHUTTING_DOWN') && res;
       }, { tolerateErrors: true });
-      expect(JSON.parse(body)).toMatchObject({ code: -110, error: 'SHUTTING_DOWN' });
+      expect(JSON.parse(refused.body)).toMatchObject({ code: -110, error: 'SHUTTING_DOWN' });
+      // The refusal comes from the hook that also echoes the request id (common/shutdown-gate.ts).
+      expect(String(refused.requestId)).toMatch(NEW_REQUEST_ID);
     } finally {
       release();
       await (closing ?? stopping.close());
