@@ -61,3 +61,23 @@ function segmentView(segment: NumberSegment | null, now: Instant): NumberSegment
     validForMs: Math.round(segment.proof.msLeft(now)),
   };
 }
+
+/**
+ * The share of the buffer's latest period's capacity allocated (by every instance) as of this
+ * instance's latest allocation in it: the row's max_seq that allocation moved to, over the
+ * capacity; 1 once an allocation found the period used up. Lags the database (another instance
+ * may have allocated since), never runs ahead of it. Null when the period has ended by the upper
+ * bound of the database time (PeriodProof.msToEnd): a quiet instance does not report yesterday's
+ * period. Null too before any allocation.
+ */
+export function periodUsed(buffer: NumberBuffer, now: Instant): number | null {
+  if (buffer.exhausted !== null) {
+    return buffer.exhausted.msToEnd(now) > 0 ? 1 : null;
+  }
+  const segment = buffer.next ?? buffer.current;
+  if (segment === null || segment.proof.msToEnd(now) <= 0) {
+    return null;
+  }
+  // Millionths in bigint: sequences stay out of `number` (up to 62^10 - 1).
+  return Number((segment.max * 1_000_000n) / segment.pattern.capacity) / 1_000_000;
+}

@@ -1,27 +1,14 @@
-import { NumberBuffer, NumberBufferView, bufferView } from './number-buffer';
+import { NumberBuffer, NumberBufferView, bufferView, periodUsed } from './number-buffer';
 import { FRUITLESS_CALLS, exhaustedError, noProgress, notFound } from './number-errors';
-import { InstanceClock, Instant, elapsedMs } from './number-clock';
+import { Instant, elapsedMs } from './number-clock';
 import { NumberPattern, parsePattern } from './number-pattern';
-import { ClockAnchor, NumberSegment, PeriodProof, ValidityOptions } from './number-segment';
+import { ClockAnchor, NumberSegment, PeriodProof } from './number-segment';
+import { NumberEvent, NumberGeneratorOptions } from './number-generator-options';
 import { NumberStore } from './number-store';
 import { parseDbTime, periodOfKey } from './period';
 
 export type { NumberBufferView, NumberSegmentView } from './number-buffer';
-
-export interface NumberGeneratorOptions extends ValidityOptions {
-  clock: InstanceClock;
-  /** Closer than this to a period's end: allocate exactly the demand and preload nothing (ms). */
-  boundaryWindowMs: number;
-  /** An unknown key is answered from memory this long after the database said so (ms). */
-  missCacheMs?: number;
-  onEvent?: (event: NumberEvent) => void;
-}
-
-/** What the generator did, for metrics. */
-export type NumberEvent =
-  | { kind: 'issued'; key: string; count: number }
-  | { kind: 'allocation'; outcome: 'allocated' | 'exhausted' | 'not_found' | 'failed'; size: bigint }
-  | { kind: 'clock_read'; outcome: 'confirmed' | 'period_over' | 'not_found' | 'failed' };
+export type { NumberEvent, NumberGeneratorOptions } from './number-generator-options';
 
 const MAX_MISSES = 10_000;
 /** Share of NUMBER_CLOCK_TRUST_MS left of a proof below which the clock is read in the background. */
@@ -139,32 +126,13 @@ export class NumberGenerator {
     return [...this.buffers.keys()].sort().map((key) => this.view(key) as NumberBufferView);
   }
 
-  /**
-   * Per key, the share of its latest period's capacity allocated (by every instance) as of this
-   * instance's latest allocation in it: the row's max_seq that allocation moved to, over the
-   * capacity; 1 once an allocation found the period used up. Lags the database (another instance
-   * may have allocated since), never runs ahead of it. A key whose period has ended by the upper
-   * bound of the database time (PeriodProof.msToEnd) has no entry: a quiet instance does not
-   * report yesterday's period.
-   */
+  /** Per key, the share of its running period allocated (number-buffer.ts periodUsed); none once it ended. */
   periodUse(): Array<{ key: string; used: number }> {
     const now = this.options.clock.now();
-    const out: Array<{ key: string; used: number }> = [];
-    for (const key of [...this.buffers.keys()].sort()) {
-      const buffer = this.buffers.get(key) as NumberBuffer;
-      if (buffer.exhausted !== null) {
-        if (buffer.exhausted.msToEnd(now) > 0) {
-          out.push({ key, used: 1 });
-        }
-        continue;
-      }
-      const segment = buffer.next ?? buffer.current;
-      if (segment !== null && segment.proof.msToEnd(now) > 0) {
-        // Millionths in bigint: sequences stay out of `number` (up to 62^10 - 1).
-        out.push({ key, used: Number((segment.max * 1_000_000n) / segment.pattern.capacity) / 1_000_000 });
-      }
-    }
-    return out;
+    return [...this.buffers.keys()].sort().flatMap((key) => {
+      const used = periodUsed(this.buffers.get(key) as NumberBuffer, now);
+      return used === null ? [] : [{ key, used }];
+    });
   }
 
   view(key: string): NumberBufferView | null {
