@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchEnv, databaseUrl } from './bench-env';
-import { ROOT, ServerProc, TS_NODE, freePort, startServer } from './proc';
+import { PLAIN_TS, ROOT, ServerProc, TS_NODE, freePort, startServer } from './proc';
 
 /**
  * The real service from dist/ on a free port, with the bench database and key prefix. `timeoutMs`:
@@ -59,7 +59,11 @@ export async function startService(
   };
 }
 
-/** A ceiling server of scripts/bench/servers (TypeScript, transpiled at start); `extra`: its own settings. */
+/**
+ * A ceiling server of scripts/bench/servers (TypeScript, transpiled at start, without ts-node:
+ * lib/plain-ts-register.js); `extra`: its own settings. CEILING_TS_NODE=1 runs it under ts-node as
+ * before 2026-11-27, for comparing the two (docs/performance.md, "Ceilings without ts-node").
+ */
 export async function startCeiling(
   file: string,
   env: BenchEnv,
@@ -71,7 +75,7 @@ export async function startCeiling(
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   return startServer(
     name,
-    [...profile, ...TS_NODE, join(ROOT, 'scripts/bench/servers', file)],
+    [...profile, ...(process.env.CEILING_TS_NODE === '1' ? TS_NODE : PLAIN_TS), join(ROOT, 'scripts/bench/servers', file)],
     { PORT: String(port), REDIS_URL: env.redisUrl, KEY_PREFIX: env.keyPrefix, NODE_ENV: 'production', ...extra },
     port,
   );
