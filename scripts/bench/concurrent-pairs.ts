@@ -10,10 +10,13 @@
  * ratios subject ÷ ceiling (req/s; CPU: ceiling's µs per request ÷ subject's). Medians at the end.
  * `aa` runs two copies of the ceiling against each other: the noise floor of the method.
  * SERVICE_MAIN=/other/dist/src/main.js: another build of the service as the subject. LOAD=wrk: one generator only.
+ * `ab-queue` runs two builds of the service against each other on the queue single get: the subject
+ * SERVICE_MAIN_B, the "ceiling" SERVICE_MAIN (dist/ of this checkout by default), one fleet on the
+ * same lists: a change measured with the host's swings cancelled. Run with both the same for its A/A.
  *
  *   BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306 flock /tmp/shardleaf-bench.lock \
  *     node -r ts-node/register/transpile-only scripts/bench/concurrent-pairs.ts \
- *     segment|snowflake|queue|aa-constant|aa-queue [rounds=7] [seconds=3] [connections=64]
+ *     segment|snowflake|queue|aa-constant|aa-queue|ab-queue [rounds=7] [seconds=3] [connections=64]
  */
 import { readFileSync } from 'node:fs';
 import { admin, benchEnv, cleanRedis, dropDatabase, ensureBuild, recreateDatabase } from './lib/bench-env';
@@ -63,9 +66,23 @@ async function pairFor(which: string, env: ReturnType<typeof benchEnv>): Promise
       },
     };
   }
-  if (which === 'queue' || which === 'aa-queue') {
-    const bare = await startCeiling('bare-queue.ts', env);
+  if (which === 'queue' || which === 'aa-queue' || which === 'ab-queue') {
     const paths = gatePassPerShard().map((g) => `/api/id/1?gatePass=${encodeURIComponent(g)}`);
+    if (which === 'ab-queue') {
+      const base = await startService(env, undefined, {}, undefined, process.env.SERVICE_MAIN);
+      const changed = await startService(env, undefined, {}, undefined, process.env.SERVICE_MAIN_B);
+      await admin(env, base.port, 'POST', '/admin/apps', { appId: 1, appName: 'bench-single', step: 10_000 });
+      return {
+        subject: { name: `B ${process.env.SERVICE_MAIN_B ?? 'dist'}`, server: changed, paths },
+        ceiling: { name: `A ${process.env.SERVICE_MAIN ?? 'dist'}`, server: base, paths },
+        before: () => topUp(env, base.port, 1, 40_000),
+        stop: async () => {
+          await changed.stop();
+          await base.stop();
+        },
+      };
+    }
+    const bare = await startCeiling('bare-queue.ts', env);
     if (which === 'aa-queue') {
       const bare2 = await startCeiling('bare-queue.ts', env, undefined, { KEY_PREFIX: `${env.keyPrefix}aa2.` });
       return {
@@ -90,7 +107,7 @@ async function pairFor(which: string, env: ReturnType<typeof benchEnv>): Promise
       },
     };
   }
-  throw new Error(`unknown case ${which}: segment|snowflake|queue|aa-constant|aa-queue`);
+  throw new Error(`unknown case ${which}: segment|snowflake|queue|aa-constant|aa-queue|ab-queue`);
 }
 
 /** Both sides under load at once; each side's requests and CPU per request. */
