@@ -1,4 +1,5 @@
 import { LoggerService } from '@nestjs/common';
+import { LogController } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import pino, { Logger as PinoLogger } from 'pino';
 import { AppConfig } from '../config/app-config';
@@ -168,6 +169,17 @@ const REQUEST_SERIALIZERS: Record<string, pino.SerializerFn> = {
 };
 
 /**
+ * Fastify's log lines about requests, without its "incoming request" line, which it writes at info
+ * through `request.log` on every request, with or without a logger of its own: below debug request
+ * loggers start at warn and drop it, after a call, an argument list and a level check per request
+ * (about 1 % of the queue single get's CPU, docs/performance.md). Its warnings and errors about a
+ * request (a stream error, a failed serializer, a 5xx of its default error handler) stay.
+ */
+class QuietIncoming extends LogController {
+  override incomingRequest(): void {}
+}
+
+/**
  * Fastify's own logging on the same pino root: request ids from `x-request-id` (or a new one),
  * and no per-request lines unless LOG_LEVEL is debug or verbose.
  *
@@ -185,6 +197,7 @@ export function fastifyLogOptions(level: Level, root: PinoLogger) {
   const requestRoot = perRequest ? root : root.child({}, { level: 'warn', serializers: REQUEST_SERIALIZERS });
   return {
     ...(perRequest ? { loggerInstance: root } : {}),
+    ...(perRequest ? {} : { logController: new QuietIncoming() }),
     // request.log: built on first use (a route with its own logLevel or serializers gets a child now;
     // Fastify passes level '' for a route without one), always from requestRoot (without a logger
     // of its own, Fastify passes its silent one here).

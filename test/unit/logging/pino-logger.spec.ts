@@ -104,6 +104,20 @@ describe('structured logs', () => {
     await app.close();
   });
 
+  it('makes no per-request log call below debug (Fastify\'s "incoming request" line is not even attempted)', async () => {
+    const { app, lines } = await appAt('log');
+    const calls = jest.spyOn(LazyRequestLogger.prototype, 'info');
+    try {
+      const res = await app.inject({ url: '/x', headers: { 'x-request-id': 'req-43' } });
+      expect(res.statusCode).toBe(200);
+      expect(calls).not.toHaveBeenCalled();
+      expect(lines).toHaveLength(0);
+    } finally {
+      calls.mockRestore();
+      await app.close();
+    }
+  });
+
   it('numbers new request ids after one random prefix per process part', () => {
     const a = requestIds();
     const b = requestIds();
