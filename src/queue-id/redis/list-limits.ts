@@ -1,10 +1,8 @@
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../../infra/redis/lua-script';
 import { RedisClient } from '../../infra/redis/redis.tokens';
 import { MARKER_INDEX_LUA } from '../core/push-marker';
 import { StoredLimit } from '../core/queue-lists';
-
-/** Name of the Redis command (a Lua script, sent by EVALSHA) that applies one shard's new limit. */
-const APPLY_LIMIT = 'shardleafApplyLimit';
 
 /**
  * How long a lowered limit is stored next to its list (QueueKeys.limitMark). It only has to outlive
@@ -90,43 +88,26 @@ end
 return redis.call('DEL', KEYS[1])`;
 
 /** Names of the Redis commands that read a stored limit and delete one read before. */
-const READ_LIMIT = 'shardleafReadLimit';
-const DROP_LIMIT = 'shardleafDropLimit';
 
-interface LimitCommands {
-  [APPLY_LIMIT](list: string, limit: string, mark: string, maxIndex: string, ttlMs: string): Promise<number>;
-  [READ_LIMIT](limit: string): Promise<[string, number] | []>;
-  [DROP_LIMIT](limit: string, maxIndex: string, ttlLeftMs: string, readAgoMs: string, ttlMs: string): Promise<number>;
-}
-
-/** Defines the commands on the client (once per client). */
-export function defineApplyLimit(redis: RedisClient): void {
-  const scripts: Array<[string, number, string]> = [
-    [APPLY_LIMIT, 3, APPLY_LIMIT_LUA],
-    [READ_LIMIT, 1, READ_LIMIT_LUA],
-    [DROP_LIMIT, 1, DROP_LIMIT_LUA],
-  ];
-  for (const [name, numberOfKeys, lua] of scripts) {
-    if (!(name in redis)) {
-      redis.defineCommand(name, { numberOfKeys, lua });
-    }
-  }
-}
+const APPLY_LIMIT = new LuaScript(APPLY_LIMIT_LUA, 3);
+const READ_LIMIT = new LuaScript(READ_LIMIT_LUA, 1);
+const DROP_LIMIT = new LuaScript(DROP_LIMIT_LUA, 1);
 
 /** One shard's new limit (see APPLY_LIMIT_LUA): its highest index, or null for none. 1 when the list was deleted. */
-export function applyLimit(redis: RedisClient, listKey: string, limitKey: string, markKey: string, maxIndex: bigint | null): Promise<number> {
-  return (redis as unknown as LimitCommands)[APPLY_LIMIT](
+export async function applyLimit(redis: RedisClient, listKey: string, limitKey: string, markKey: string, maxIndex: bigint | null): Promise<number> {
+  return Number(await APPLY_LIMIT.run(
+    redis,
     listKey,
     limitKey,
     markKey,
     maxIndex === null ? '' : maxIndex.toString(),
     String(LIMIT_TTL_MS),
-  );
+  ));
 }
 
 /** One shard's stored limit, or null when none is stored. */
 export async function readLimit(redis: RedisClient, limitKey: string): Promise<StoredLimit | null> {
-  const reply = await (redis as unknown as LimitCommands)[READ_LIMIT](limitKey);
+  const reply = (await READ_LIMIT.run(redis, limitKey)) as [string, number] | [];
   return reply.length === 2 ? { maxIndex: BigInt(reply[0]), ttlLeftMs: Number(reply[1]) } : null;
 }
 
@@ -143,12 +124,13 @@ export async function readLimits(redis: Redis, limitKeys: readonly string[]): Pr
  * Deletes a stored limit read `readAgoMs` ago (a margin for the way there included), unless stored
  * again since (DROP_LIMIT_LUA). 1 when deleted.
  */
-export function dropLimit(redis: RedisClient, limitKey: string, seen: StoredLimit, readAgoMs: number): Promise<number> {
-  return (redis as unknown as LimitCommands)[DROP_LIMIT](
+export async function dropLimit(redis: RedisClient, limitKey: string, seen: StoredLimit, readAgoMs: number): Promise<number> {
+  return Number(await DROP_LIMIT.run(
+    redis,
     limitKey,
     seen.maxIndex.toString(),
     String(seen.ttlLeftMs),
     String(Math.ceil(readAgoMs)),
     String(LIMIT_TTL_MS),
-  );
+  ));
 }

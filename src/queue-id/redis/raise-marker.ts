@@ -1,8 +1,6 @@
+import { LuaScript } from '../../infra/redis/lua-script';
 import { RedisClient } from '../../infra/redis/redis.tokens';
 import { MARKER_INDEX_LUA } from '../core/push-marker';
-
-/** Name of the Redis command (a Lua script, sent by EVALSHA) that raises a list's marker over a lease. */
-const RAISE_MARKER = 'shardleafRaiseMarker';
 
 /**
  * KEYS[1] a list's "pushed up to" marker; ARGV[1] the last index of a range handed out without the
@@ -26,19 +24,10 @@ if raw then
 end
 return {}`;
 
-interface RaiseCommand {
-  [RAISE_MARKER](mark: string, to: string): Promise<string[]>;
-}
-
-/** Defines the command on the client (once per client). */
-export function defineRaiseMarker(redis: RedisClient): void {
-  if (!(RAISE_MARKER in redis)) {
-    redis.defineCommand(RAISE_MARKER, { numberOfKeys: 1, lua: RAISE_MARKER_LUA });
-  }
-}
+const RAISE_MARKER = new LuaScript(RAISE_MARKER_LUA, 1);
 
 /** Raises the marker to at least `to` (see RAISE_MARKER_LUA); the marker as it was, null when there was none. */
 export async function raiseMarker(redis: RedisClient, markKey: string, to: bigint): Promise<string | null> {
-  const [before] = await (redis as unknown as RaiseCommand)[RAISE_MARKER](markKey, to.toString());
+  const [before] = (await RAISE_MARKER.run(redis, markKey, to.toString())) as string[];
   return before ?? null;
 }

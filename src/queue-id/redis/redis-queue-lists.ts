@@ -5,12 +5,12 @@ import { REDIS, RedisClient } from '../../infra/redis/redis.tokens';
 import { QueueKeys } from '../core/queue-keys';
 import { acceptEntries } from '../core/queue-batch';
 import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome, StoredLimit } from '../core/queue-lists';
-import { definePopWithLength, popWithLength } from './pop-with-length';
+import { popWithLength } from './pop-with-length';
 import { BATCH_POP_CONNECTION, RawBatchPop } from './raw-batch-pop';
 import { ReplicaAckService } from './replica-ack.service';
-import { applyLimit, defineApplyLimit, dropLimit, readLimit, readLimits } from './list-limits';
-import { defineRaiseMarker, raiseMarker } from './raise-marker';
-import { defineRetireList, retireList } from './retire-list';
+import { applyLimit, dropLimit, readLimit, readLimits } from './list-limits';
+import { raiseMarker } from './raise-marker';
+import { retireList } from './retire-list';
 import { pushRange } from './segment-push';
 
 /** Shards retired at once: one app (64 shards) in flight, bounded, and one slot per call on a Cluster. */
@@ -36,11 +36,6 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
   ) {
     super();
     this.confirmsPops = replicaAck.enabled;
-    // Scripts defined before any command is sent (pop-with-length.ts: auto-pipelining).
-    definePopWithLength(redis);
-    defineRetireList(redis);
-    defineApplyLimit(redis);
-    defineRaiseMarker(redis);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,7 +1,5 @@
+import { LuaScript } from '../../infra/redis/lua-script';
 import { RedisClient } from '../../infra/redis/redis.tokens';
-
-/** Name of the Redis command (a Lua script, sent by EVALSHA) that retires one list. */
-const RETIRE_LIST = 'shardleafRetireList';
 
 /**
  * KEYS[1] a list, KEYS[2] its "pushed up to" marker, KEYS[3] its stored limit (same Cluster slot
@@ -20,18 +18,9 @@ if mark == nil or mark < tonumber(ARGV[1]) then
 end
 return deleted`;
 
-interface RetireCommand {
-  [RETIRE_LIST](list: string, mark: string, limit: string, maxId: string): Promise<number>;
-}
+const RETIRE_LIST = new LuaScript(RETIRE_LIST_LUA, 3);
 
-/** Defines the retire command on the client (once per client). */
-export function defineRetireList(redis: RedisClient): void {
-  if (!(RETIRE_LIST in redis)) {
-    redis.defineCommand(RETIRE_LIST, { numberOfKeys: 3, lua: RETIRE_LIST_LUA });
-  }
-}
-
-/** One list retired (see RETIRE_LIST_LUA); 1 when the list existed. `defineRetireList` first. */
-export function retireList(redis: RedisClient, listKey: string, markKey: string, limitKey: string, maxId: bigint): Promise<number> {
-  return (redis as unknown as RetireCommand)[RETIRE_LIST](listKey, markKey, limitKey, maxId.toString());
+/** One list retired (see RETIRE_LIST_LUA); 1 when the list existed. */
+export async function retireList(redis: RedisClient, listKey: string, markKey: string, limitKey: string, maxId: bigint): Promise<number> {
+  return Number(await RETIRE_LIST.run(redis, listKey, markKey, limitKey, maxId.toString()));
 }

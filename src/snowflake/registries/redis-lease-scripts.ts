@@ -1,3 +1,4 @@
+import { LuaScript } from '../../infra/redis/lua-script';
 import { RedisClient } from '../../infra/redis/redis.tokens';
 
 /**
@@ -100,31 +101,15 @@ redis.call('HSET', key, 't:' .. i, ARGV[3])
 return 1
 `;
 
-const COMMANDS = {
-  shardleafLeaseClaim: CLAIM,
-  shardleafLeaseRenew: RENEW,
-  shardleafLeaseRelease: RELEASE,
+const SCRIPTS = {
+  shardleafLeaseClaim: new LuaScript(CLAIM, 1),
+  shardleafLeaseRenew: new LuaScript(RENEW, 1),
+  shardleafLeaseRelease: new LuaScript(RELEASE, 1),
 } as const;
 
-export type LeaseCommand = keyof typeof COMMANDS;
+export type LeaseCommand = keyof typeof SCRIPTS;
 
-type WithLeaseCommands = Record<LeaseCommand, (key: string, ...args: string[]) => Promise<unknown>>;
-
-/**
- * Defines the scripts as ioredis commands (EVALSHA; the full script once per connection, and again
- * on NOSCRIPT, which means it did not run). Call it before the client sends anything: with
- * auto-pipelining, a pipeline being filled in the turn a command is defined lacks it
- * (queue-id/pop-with-length.ts).
- */
-export function defineLeaseCommands(redis: RedisClient): void {
-  for (const [name, lua] of Object.entries(COMMANDS)) {
-    if (!(name in redis)) {
-      redis.defineCommand(name, { numberOfKeys: 1, lua });
-    }
-  }
-}
-
-/** Runs one lease script on `key` (defineLeaseCommands first). */
+/** Runs one lease script on `key` (EVALSHA; EVAL once on NOSCRIPT, which means it did not run: infra/redis/lua-script.ts). */
 export function runLeaseCommand(redis: RedisClient, command: LeaseCommand, key: string, args: string[]): Promise<unknown> {
-  return (redis as unknown as WithLeaseCommands)[command](key, ...args);
+  return SCRIPTS[command].run(redis, key, ...args);
 }

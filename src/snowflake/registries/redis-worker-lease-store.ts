@@ -1,7 +1,7 @@
 import { ConnectionEpoch } from '../../infra/redis/connection-epoch';
 import { RedisClient } from '../../infra/redis/redis.tokens';
 import { ClaimRequest, LeaseClaim, LeaseHolder, RenewOutcome, WorkerLeaseStore } from '../core/worker-lease-store';
-import { LeaseCommand, defineLeaseCommands, runLeaseCommand } from './redis-lease-scripts';
+import { LeaseCommand, runLeaseCommand } from './redis-lease-scripts';
 
 export interface RedisLeaseStoreOptions {
   /**
@@ -36,8 +36,6 @@ export class RedisWorkerLeaseStore implements WorkerLeaseStore {
     readonly key: string,
     private readonly options: RedisLeaseStoreOptions,
   ) {
-    // Before the client sends anything (auto-pipelining).
-    defineLeaseCommands(redis);
     this.epoch = options.waitReplicas > 0 ? new ConnectionEpoch(redis) : null;
   }
 

@@ -8,14 +8,14 @@ import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.servi
 import { TEST_REDIS_URL, deleteByPrefix } from '../../support/test-env';
 
 /**
- * With auto-pipelining ioredis copies a client's custom commands into a pipeline when it creates
- * it: a script defined on its first call would be missing from a pipeline already being filled in
- * that turn (ioredis then throws inside and leaves the pipeline's other commands unanswered).
+ * With auto-pipelining ioredis copied a client's custom commands into a pipeline when it created
+ * it: a script defined on its first call was missing from a pipeline already being filled in that
+ * turn (ioredis then threw inside and left the pipeline's other commands unanswered). The scripts
+ * are plain EVALSHA commands now (infra/redis/lua-script.ts): this keeps that case covered.
  */
 describe('the queue lists on an auto-pipelining client', () => {
   it("runs the lists' scripts first called in a turn whose pipeline is already being filled", async () => {
-    // A fresh client that pipelines the commands of a turn, as the service's Cluster client does:
-    // RedisQueueLists defines its scripts when it is made.
+    // A fresh client that pipelines the commands of a turn, as the service's clients do.
     const fresh = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
     const prefix = `test.${randomUUID()}.id.gen.`;
     const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
