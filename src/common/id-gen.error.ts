@@ -49,11 +49,16 @@ export enum ErrorKind {
 }
 
 export class IdGenError extends Error {
+  /**
+   * `options.cause`: what failed underneath. On a BACKEND_UNAVAILABLE error it is logged when the
+   * error is sent, with the request's id (error.filter.ts), as `backend failure: <its message>`.
+   */
   constructor(
     readonly kind: ErrorKind,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'IdGenError';
   }
 }

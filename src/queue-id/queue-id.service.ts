@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { logBackendFailure } from '../common/error-log';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { AppRegistry, ShardConfig } from './core/app-registry';
 import { acceptEntries, batchBody, plainIndexOf, queueIdOf, queueIdString } from './core/queue-batch';
@@ -247,9 +246,8 @@ export class QueueIdService {
     if (err instanceof IdGenError) {
       return err;
     }
-    // Per request, so once per text per 10 s with the repeats counted (common/error-log.ts).
-    logBackendFailure(err);
-    return new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis or MySQL) is unavailable; retry later');
+    // Logged when sent, with the request id: once per text per 10 s, the repeats counted (common/error.filter.ts, error-log.ts).
+    return new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis or MySQL) is unavailable; retry later', { cause: err });
   }
 }
 

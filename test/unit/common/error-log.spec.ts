@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ErrorLogShutdown } from '../../../src/common/error-log';
 import { toErrorResponse } from '../../../src/common/error.filter';
+import { ErrorKind, IdGenError } from '../../../src/common/id-gen.error';
 import { PinoNestLogger, createRootLogger } from '../../../src/logging/pino-logger';
 
 /** The JSON lines the service would write, through the same Nest logger over pino. */
@@ -40,6 +41,20 @@ describe('error log lines of failed requests', () => {
     expect(lines[2]).toMatchObject({ level: 'warn', msg: 'backend failure: connect ECONNREFUSED 127.0.0.1:6379', repeated: 499 });
     expect(lines[2].reqId).toBeUndefined();
     expect(typeof lines[2].sinceMs).toBe('number');
+  });
+
+  it("writes a service's own 503 with the backend error under it, with the request id, once per text", () => {
+    // As QueueIdService maps a failed pop: its own message to the client, the cause in the log.
+    const mapped = (reqId: string) =>
+      toErrorResponse(new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis or MySQL) is unavailable; retry later', { cause: refused(6380) }), reqId);
+    const first = mapped('req-7');
+    expect(first.status).toBe(503);
+    expect(first.body.message).toBe('a backend (Redis or MySQL) is unavailable; retry later');
+    mapped('req-8');
+    expect(lines).toEqual([expect.objectContaining({ level: 'warn', msg: 'backend failure: connect ECONNREFUSED 127.0.0.1:6380', reqId: 'req-7' })]);
+    // Without a cause (a timeout the service words itself) nothing is logged here.
+    toErrorResponse(new IdGenError(ErrorKind.BackendUnavailable, 'MySQL did not answer within 2000 ms'), 'req-9');
+    expect(lines).toHaveLength(1);
   });
 
   it('writes an unexpected error once with its stack and request id, and counts the rest', () => {
