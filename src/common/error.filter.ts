@@ -20,7 +20,7 @@ export function toErrorResponse(exception: unknown, reqId?: string): { status: n
 
 function toIdGenError(exception: unknown, reqId: string | undefined): IdGenError {
   if (exception instanceof IdGenError) {
-    if (exception.kind === ErrorKind.BackendUnavailable && exception.cause !== undefined) {
+    if (exception.kind === ErrorKind.BackendUnavailable && Object.hasOwn(exception, 'cause')) {
       // A service that mapped a backend's error itself: logged here, where the request id is known.
       logBackendFailure(exception.cause, reqId);
     }

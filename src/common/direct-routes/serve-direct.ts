@@ -46,7 +46,7 @@ export function serveDirect(app: NestFastifyApplication): void {
       throw new Error(`${route.name} is marked @DirectRoute() but its route has an errorHandler of its own`);
     }
     // Nest's Fastify copy types the handler; the direct handler needs only DirectRequest/DirectReply.
-    options.handler = directHandler(route.invoke, options.url.includes(':')) as unknown as typeof options.handler;
+    options.handler = directHandler(route.invoke, options.url.includes(':'), !options.url.includes('?')) as unknown as typeof options.handler;
     // What the handler throws or rejects with (bad input, a failed pop) and what the route's hooks
     // fail with: sent as the ErrorFilter sends it, with the request id for its log line.
     options.errorHandler = directError as unknown as typeof options.errorHandler;
@@ -123,18 +123,21 @@ function directError(error: unknown, request: DirectRequest, reply: DirectReply)
  * The route's handler: the controller method's own result (its promise, as it is: Fastify sends
  * what it resolves to), no wrapper. Errors, thrown or rejected, reach `directError` through Fastify.
  * As Nest's Fastify adapter: an empty path parameter is not a match (only a wildcard may be empty).
- * The route's parameter names are the same on every request: read once, from its first request's
- * params, then each checked by name (a `for…in` over the params object was ~1 % of the queue
- * single get's CPU, docs/performance.md).
+ * A route's parameter names are the same on every request (`fixedNames`): read once, from its
+ * first request's params, then each checked by name (a `for…in` over the params object was ~1 %
+ * of the queue single get's CPU, docs/performance.md). Not so with an optional parameter
+ * (`/a/:x?` is two routes of the router sharing this handler): read on every request then.
  */
-function directHandler(invoke: DirectInvoker, hasParams: boolean): DirectInvoker {
+function directHandler(invoke: DirectInvoker, hasParams: boolean, fixedNames: boolean): DirectInvoker {
   if (!hasParams) {
     return invoke;
   }
   let names: string[] | undefined;
   return function direct(request: DirectRequest, reply: DirectReply): unknown {
     const params = request.params;
-    names ??= Object.keys(params).filter((name) => name !== '*');
+    if (names === undefined || !fixedNames) {
+      names = Object.keys(params).filter((name) => name !== '*');
+    }
     for (let i = 0; i < names.length; i++) {
       if (params[names[i]] === '') {
         reply.callNotFound();

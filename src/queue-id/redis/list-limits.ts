@@ -87,8 +87,6 @@ if tonumber(ARGV[2]) >= 0 and tonumber(ARGV[4]) - tonumber(ARGV[2]) <= tonumber(
 end
 return redis.call('DEL', KEYS[1])`;
 
-/** Names of the Redis commands that read a stored limit and delete one read before. */
-
 const APPLY_LIMIT = new LuaScript(APPLY_LIMIT_LUA, 3);
 const READ_LIMIT = new LuaScript(READ_LIMIT_LUA, 1);
 const DROP_LIMIT = new LuaScript(DROP_LIMIT_LUA, 1);

@@ -55,6 +55,9 @@ describe('error log lines of failed requests', () => {
     // Without a cause (a timeout the service words itself) nothing is logged here.
     toErrorResponse(new IdGenError(ErrorKind.BackendUnavailable, 'MySQL did not answer within 2000 ms'), 'req-9');
     expect(lines).toHaveLength(1);
+    // A promise rejected with undefined underneath is still a line.
+    toErrorResponse(new IdGenError(ErrorKind.BackendUnavailable, 'a backend (Redis or MySQL) is unavailable; retry later', { cause: undefined }), 'req-10');
+    expect(lines[1]).toMatchObject({ msg: 'backend failure: undefined', reqId: 'req-10' });
   });
 
   it('writes an unexpected error once with its stack and request id, and counts the rest', () => {
