@@ -172,7 +172,7 @@ const REQUEST_SERIALIZERS: Record<string, pino.SerializerFn> = {
  * Fastify's log lines about requests, without its "incoming request" line, which it writes at info
  * through `request.log` on every request, with or without a logger of its own: below debug request
  * loggers start at warn and drop it, after a call, an argument list and a level check per request
- * (about 1 % of the queue single get's CPU, docs/performance.md). Its warnings and errors about a
+ * (docs/performance.md, "the single get's last trims"). Its warnings and errors about a
  * request (a stream error, a failed serializer, a 5xx of its default error handler) stay.
  */
 class QuietIncoming extends LogController {
