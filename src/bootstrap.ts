@@ -44,6 +44,10 @@ export async function createApp(
     keepAliveTimeout: 65_000,
     // Requests arriving while closing get our JSON 503 from the shutdown gate instead.
     return503OnClosing: false,
+    // No Nest middleware in this app: without @fastify/middie no request runs its onRequest hook,
+    // and the direct routes can take over their hooks (common/direct-routes/direct-lifecycle.ts).
+    // A middleware added later fails the start (the adapter has no `use`).
+    skipMiddie: true,
   });
   // Nest's no-op onResponse hook would put two listeners on every response (common/response-hook-trim.ts).
   trimForwardingResponseHook(adapter);

@@ -84,9 +84,18 @@ const ERROR_KIND = Symbol('shardleaf.errorKind');
  * Fastify's router errors, the shutdown gate).
  */
 export function sendError<R extends ErrorReply>(reply: R, exception: unknown, reqId?: string): R {
+  return reply.send(prepareError(reply, exception, reqId)) as R;
+}
+
+/**
+ * sendError up to the send: the reply's status, content type and recorded kind set, its body
+ * returned (a direct route notes the reply between the two: direct-routes/direct-lifecycle.ts).
+ */
+export function prepareError(reply: ErrorReply, exception: unknown, reqId?: string): ErrorBody {
   const { status, body } = toErrorResponse(exception, reqId);
   (reply as unknown as Record<symbol, string>)[ERROR_KIND] = body.error;
-  return reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body) as R;
+  reply.status(status).header('content-type', 'application/json; charset=utf-8');
+  return body;
 }
 
 /** The kind sendError recorded for this reply; undefined for a reply it did not send. */

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { echoRequestId } from '../logging/pino-logger';
-import { sendError } from './error.filter';
+import { appHooksOf } from './app-hooks';
 import { ErrorKind, IdGenError } from './id-gen.error';
 
 /**
@@ -10,32 +10,28 @@ import { ErrorKind, IdGenError } from './id-gen.error';
  * `connection: close`: otherwise a connection that goes idle after the close began stays open
  * until the keep-alive timeout (65 s) and the process does not exit.
  *
- * Its `onRequest` hook is the app's one: it also echoes the request id (logging/pino-logger.ts),
- * first, so the refusal carries it too. Every hook is a call and a callback on every request of
- * the hottest route (docs/performance.md): one hook where two did the same job.
+ * Its check is the app's first (common/app-hooks.ts): it also echoes the request id
+ * (logging/pino-logger.ts), first, so the refusal carries it too.
  */
 export function installShutdownGate(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
+  const hooks = appHooksOf(fastify);
   let closing = false;
   fastify.addHook('preClose', (done) => {
     closing = true;
     done();
   });
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
+  hooks.addCheck((request, reply) => {
+    echoRequestId(request, reply);
+    if (!closing) {
+      return undefined;
+    }
+    void reply.header('connection', 'close');
+    return new IdGenError(ErrorKind.ShuttingDown, 'this instance is shutting down; retry on another one');
+  });
+  hooks.addNote((_request, reply) => {
     if (closing) {
       void reply.header('connection', 'close');
     }
-    done(null, payload);
-  });
-  fastify.addHook('onRequest', (request, reply, done) => {
-    echoRequestId(request, reply);
-    if (!closing) {
-      done();
-      return;
-    }
-    void sendError(
-      reply.header('connection', 'close'),
-      new IdGenError(ErrorKind.ShuttingDown, 'this instance is shutting down; retry on another one'),
-    );
   });
 }

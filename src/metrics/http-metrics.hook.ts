@@ -1,5 +1,6 @@
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Registry } from 'prom-client';
+import { appHooksOf } from '../common/app-hooks';
 import { errorKindOf } from '../common/error.filter';
 import { routeLabels } from './route-label';
 
@@ -75,7 +76,7 @@ function countedIn<L extends string>(
 }
 
 /**
- * One onSend hook: counts every reply by route pattern and status, errors by the kind sendError
+ * One note of the app's onSend work (common/app-hooks.ts): counts every reply by route pattern and status, errors by the kind sendError
  * recorded where it mapped the error (UNKNOWN for an error status it did not send, e.g. the health
  * check's 503), and IDs issued by generator. No logging, no look into the body; per request a few
  * Map lookups and additions, the prom-client counters are filled from the counts when scraped.
@@ -113,7 +114,7 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
   );
 
   const routeOf = routeLabels();
-  fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
+  appHooksOf(fastify).addNote((request: FastifyRequest, reply: FastifyReply) => {
     const route = routeOf(request);
     const status = reply.statusCode;
     requests.add(request.method, route, status, 1);
@@ -126,7 +127,6 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
         cell.value += typeof count === 'string' ? Number(count) : 1;
       }
     }
-    done(null, payload);
   });
   return { requests: requestsCounter, errors: errorsCounter, idsIssued: idsCounter };
 }

@@ -17,7 +17,7 @@ export async function startService(
   mainJs?: string,
 ): Promise<ServerProc> {
   const port = await freePort();
-  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...(process.env.CPU_PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.CPU_PROF_INTERVAL}`] : [])] : [];
   // The snowflake cache file's folder goes with the process (one per start, removed on stop).
   const cacheDir = mkdtempSync(join(tmpdir(), 'shardleaf-bench-'));
   const removeCache = (): void => rmSync(cacheDir, { recursive: true, force: true });
@@ -72,7 +72,7 @@ export async function startCeiling(
   name: string = file,
 ): Promise<ServerProc> {
   const port = await freePort();
-  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...(process.env.CPU_PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.CPU_PROF_INTERVAL}`] : [])] : [];
   return startServer(
     name,
     [...profile, ...(process.env.CEILING_TS_NODE === '1' ? TS_NODE : PLAIN_TS), join(ROOT, 'scripts/bench/servers', file)],

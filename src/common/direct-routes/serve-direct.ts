@@ -1,9 +1,13 @@
-import { Type } from '@nestjs/common';
 import { ApplicationConfig, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { sendError } from '../error.filter';
-import { argReaders, DirectInvoker, DirectReply, DirectRequest, directInvoker } from './direct-route-args';
+import { Logger, Type } from '@nestjs/common';
+import { tracingChannel } from 'node:diagnostics_channel';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { appHooksOf } from '../app-hooks';
+import { prepareError, sendError } from '../error.filter';
+import { argReaders, DirectInvoker, directInvoker } from './direct-route-args';
 import { DIRECT_ROUTE_CONFIG_KEY, DIRECT_ROUTE_METADATA } from './direct-route.decorator';
+import { NestAdapterState, OwnHooks, takeOverHooks } from './direct-lifecycle';
 import { appWideRefusals, routeRefusals } from './direct-route-refusals';
 
 /** A method marked `@DirectRoute()`, resolved at start: its instance and its per-request call. */
@@ -17,9 +21,10 @@ interface DirectRoute {
  * Serves every controller method marked `@DirectRoute()` straight from Fastify, skipping Nest's
  * per-request pipeline (execution context, parameter resolution, the response controller, the
  * exception zone): about a third of the CPU time of a queue-ID request (docs/performance.md).
- * Nest still registers the route (path, OpenAPI, Fastify hooks such as metrics and the request
- * id); Fastify's `onRoute` hook swaps its handler for the direct call. Errors go through the same
- * `sendError` as the global ErrorFilter (metrics record the error kind there).
+ * Nest still registers the route (path, OpenAPI, the app's hooks: metrics, the request id, the
+ * shutdown gate); Fastify's `onRoute` hook swaps its handler for the direct call, which runs those
+ * hooks itself from its first request on (direct-lifecycle.ts). Errors go through the same mapping
+ * as the global ErrorFilter's `sendError` (metrics record the error kind there).
  *
  * Everything is resolved here and at route registration, never per request. What the direct
  * call would skip is refused with an error naming the route and the reason: on the route, here;
@@ -31,6 +36,8 @@ export function serveDirect(app: NestFastifyApplication): void {
   const routes = declaredRoutes(app);
   const config = applicationConfig(app);
   const fastify = app.getHttpAdapter().getInstance();
+  const adapter = app.getHttpAdapter() as unknown as NestAdapterState;
+  const hooks = appHooksOf(fastify);
   const served = new Set<DirectRoute>();
   fastify.addHook('onRoute', (options) => {
     const marker = (options.config as Record<symbol, unknown> | undefined)?.[DIRECT_ROUTE_CONFIG_KEY];
@@ -45,11 +52,12 @@ export function serveDirect(app: NestFastifyApplication): void {
     if (options.errorHandler !== undefined) {
       throw new Error(`${route.name} is marked @DirectRoute() but its route has an errorHandler of its own`);
     }
-    // Nest's Fastify copy types the handler; the direct handler needs only DirectRequest/DirectReply.
-    options.handler = directHandler(route.invoke, options.url.includes(':'), !options.url.includes('?')) as unknown as typeof options.handler;
-    // What the handler throws or rejects with (bad input, a failed pop) and what the route's hooks
-    // fail with: sent as the ErrorFilter sends it, with the request id for its log line.
-    options.errorHandler = directError as unknown as typeof options.errorHandler;
+    const direct = directRoute(route, options.url.includes(':'), !options.url.includes('?'), (request) => takeOverHooks(request, adapter, hooks));
+    // Nest's Fastify copy types the route options; the handlers are typed with the service's Fastify.
+    options.handler = direct.handler as unknown as typeof options.handler;
+    // What the route's hooks fail with, and what Fastify itself fails with while sending: sent as
+    // the ErrorFilter sends it, with the request id for its log line.
+    options.errorHandler = direct.errorHandler as unknown as typeof options.errorHandler;
     served.add(route);
   });
   fastify.addHook('onReady', async () => {
@@ -114,36 +122,163 @@ function applicationConfig(app: NestFastifyApplication): ApplicationConfig {
   return config;
 }
 
-/** A direct route's error handler: the error as its JSON reply (error.filter.ts). */
-function directError(error: unknown, request: DirectRequest, reply: DirectReply): void {
-  void sendError(reply, error, request.id);
+/** Fastify's channel of route handlers (handle-request.js, wrap-thenable.js): watched by APM tools. */
+const handlerChannel = tracingChannel('fastify.request.handler');
+
+const log = new Logger('DirectRoutes');
+
+/** A request of a direct route: path parameters and query values as strings (what the readers take). */
+type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>;
+
+/** A direct route's handler (called by Fastify with the route's context as `this`) and error handler. */
+interface DirectRouteHandlers {
+  handler: (this: unknown, request: Request, reply: FastifyReply) => unknown;
+  errorHandler: (error: unknown, request: Request, reply: FastifyReply) => void;
 }
 
 /**
- * The route's handler: the controller method's own result (its promise, as it is: Fastify sends
- * what it resolves to), no wrapper. Errors, thrown or rejected, reach `directError` through Fastify.
+ * The route's handlers. The handler calls the controller method with its arguments and hands
+ * Fastify the method's own result (its promise, as it is), or, once the route has taken over its
+ * hooks (direct-lifecycle.ts, at its first request), runs them itself and sends the result: the
+ * onRequest work first, the onSend work just before each send, error replies included.
+ *
  * As Nest's Fastify adapter: an empty path parameter is not a match (only a wildcard may be empty).
  * A route's parameter names are the same on every request (`fixedNames`): read once, from its
  * first request's params, then each checked by name (a `for…in` over the params object was
  * ~0.3 µs of the queue single get's CPU, docs/performance.md). Not so with an optional parameter
  * (`/a/:x?` is two routes of the router sharing this handler): read on every request then.
  */
-function directHandler(invoke: DirectInvoker, hasParams: boolean, fixedNames: boolean): DirectInvoker {
-  if (!hasParams) {
-    return invoke;
-  }
+function directRoute(
+  route: DirectRoute,
+  hasParams: boolean,
+  fixedNames: boolean,
+  takeOver: (request: Request) => OwnHooks | string,
+): DirectRouteHandlers {
+  const invoke = route.invoke;
   let names: string[] | undefined;
-  return function direct(request: DirectRequest, reply: DirectReply): unknown {
+  // The route context whose hooks this handler runs (Fastify calls the handler on it), and them;
+  // `tried`: the takeover was decided (once: a second context sharing the handler keeps its hooks).
+  let ownContext: unknown;
+  let own: OwnHooks | undefined;
+  let ownConfig: unknown;
+  let tried = false;
+
+  /** An error reply of a request whose hooks this handler runs: noted, then sent. */
+  const fail = (error: unknown, request: Request, reply: FastifyReply, hooks: OwnHooks): void => {
+    const body = prepareError(reply, error, request.id);
+    hooks.note(request, reply);
+    void reply.send(body);
+  };
+
+  const emptyParam = (request: Request): boolean => {
+    if (!hasParams) {
+      return false;
+    }
     const params = request.params;
     if (names === undefined || !fixedNames) {
       names = Object.keys(params).filter((name) => name !== '*');
     }
     for (let i = 0; i < names.length; i++) {
       if (params[names[i]] === '') {
+        return true;
+      }
+    }
+    return false;
+  };
+
+  /** What the method gave, sent: noted first; a send that throws is an error reply (as wrap-thenable.js). */
+  const send = (payload: unknown, request: Request, reply: FastifyReply, hooks: OwnHooks): void => {
+    if (payload === undefined && reply.sent) {
+      // The method sent the reply itself.
+      return;
+    }
+    try {
+      hooks.note(request, reply);
+      void reply.send(payload);
+    } catch (err) {
+      fail(err, request, reply, hooks);
+    }
+  };
+
+  const withOwnHooks = (request: Request, reply: FastifyReply, hooks: OwnHooks): unknown => {
+    if (emptyParam(request)) {
+      reply.callNotFound();
+      return undefined;
+    }
+    if (handlerChannel.hasSubscribers) {
+      // Fastify publishes the handler's errors and async end to its tracing channel from what the
+      // handler throws or returns: it gets them, the result noted on its way; errors reach errorHandler.
+      const result = invoke(request, reply);
+      if (!isThenable(result)) {
+        hooks.note(request, reply);
+        return result;
+      }
+      return result.then((payload) => {
+        hooks.note(request, reply);
+        return payload;
+      });
+    }
+    let result: unknown;
+    try {
+      result = invoke(request, reply);
+    } catch (err) {
+      fail(err, request, reply, hooks);
+      return undefined;
+    }
+    if (!isThenable(result)) {
+      send(result, request, reply, hooks);
+      return undefined;
+    }
+    result.then(
+      (payload) => send(payload, request, reply, hooks),
+      (err: unknown) => fail(err, request, reply, hooks),
+    );
+    return undefined;
+  };
+
+  return {
+    handler(this: unknown, request, reply) {
+      if (this === ownContext && own !== undefined) {
+        const admitted = own.admit(request, reply);
+        if (admitted === true) {
+          return withOwnHooks(request, reply, own);
+        }
+        if (admitted !== false) {
+          fail(admitted, request, reply, own);
+        }
+        return undefined;
+      }
+      if (!tried) {
+        tried = true;
+        const taken = takeOver(request);
+        if (typeof taken !== 'string') {
+          // This request's onRequest hooks ran already; its onSend work is the handler's now.
+          own = taken;
+          // eslint-disable-next-line @typescript-eslint/no-this-alias -- the route context Fastify calls the handler on, kept to recognise it
+          ownContext = this;
+          ownConfig = request.routeOptions.config;
+          return withOwnHooks(request, reply, taken);
+        }
+        // Expected for the HEAD twin of a GET route (a route onSend hook of its own): not a warning.
+        log.debug(`${route.name} (${String(request.method)}) runs its Fastify hooks: ${taken}`);
+      }
+      if (emptyParam(request)) {
         reply.callNotFound();
         return reply;
       }
-    }
-    return invoke(request, reply);
+      return invoke(request, reply);
+    },
+    errorHandler(error, request, reply) {
+      // A request of the taken-over context: an error while sending, or any error of the tracing path.
+      if (own !== undefined && request.routeOptions.config === ownConfig) {
+        fail(error, request, reply, own);
+        return;
+      }
+      void sendError(reply, error, request.id);
+    },
   };
+}
+
+function isThenable(value: unknown): value is Promise<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -94,8 +94,9 @@ class EchoController {
 @Module({ controllers: [ThingController, EchoController] })
 class TestModule {}
 
-async function createApp(direct: boolean): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(TestModule, new FastifyAdapter(), { logger: false });
+/** `skipMiddie`: as bootstrap.ts, the direct routes take over their hooks (direct-lifecycle.ts); else they keep Fastify's. */
+async function createApp(direct: boolean, skipMiddie = false): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(TestModule, new FastifyAdapter({ skipMiddie }), { logger: false });
   app.useGlobalFilters(new ErrorFilter());
   if (direct) {
     serveDirect(app);
@@ -105,12 +106,15 @@ async function createApp(direct: boolean): Promise<NestFastifyApplication> {
   return app;
 }
 
-describe('serveDirect: controller methods marked @DirectRoute() called straight from Fastify', () => {
+describe.each([
+  ['running their own hooks', true],
+  ["keeping Fastify's hooks", false],
+])('serveDirect: controller methods marked @DirectRoute() called straight from Fastify, %s', (_name, skipMiddie) => {
   let direct: NestFastifyApplication;
   let nest: NestFastifyApplication;
 
   beforeAll(async () => {
-    direct = await createApp(true);
+    direct = await createApp(true, skipMiddie);
     nest = await createApp(false);
   });
 

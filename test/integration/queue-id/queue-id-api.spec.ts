@@ -76,6 +76,19 @@ describe('queue ID REST API and admin API', () => {
       expect(next.body).toBe('32769');
     });
 
+    it('serves the ID route with its own hooks: after a request none is left on it (common/direct-routes/direct-lifecycle.ts)', async () => {
+      expect((await request(app, 'GET', '/api/id/1?gatePass=alice', { token: null })).status).toBe(200);
+      const routes = app.getHttpAdapter().getInstance().printRoutes({ includeHooks: true, commonPrefix: false });
+      // The route's line and the hook lines under it, up to the next route (its HEAD twin).
+      const lines = routes.split('\n');
+      const at = lines.findIndex((line) => line.endsWith('api/id/:appId (GET)'));
+      expect(at).toBeGreaterThanOrEqual(0);
+      const next = lines.findIndex((line, i) => i > at && line.includes('(HEAD)'));
+      expect(lines.slice(at + 1, next).filter((line) => /\((onRequest|onSend|onResponse|preHandler)\)/.test(line))).toEqual([]);
+      // Its HEAD twin keeps Fastify's (a route onSend hook of its own).
+      expect(lines[next + 1]).toMatch(/\(onRequest\)/);
+    });
+
     it('issues a JSON batch with count, all on the gatePass shard', async () => {
       const res = await request(app, 'GET', '/api/id/1?gatePass=13800138000&count=1000', { token: null });
       expect(res.status).toBe(200);
