@@ -27,15 +27,29 @@ interface Cell {
 /**
  * Counts by label values, in plain numbers: finding the cell is a few Map lookups, where
  * prom-client's `inc(labels)` hashes and validates the label object on every call (~1 µs of the
- * ~25 µs a queue-ID request costs). The counter reads the cells on scrape (`collect`).
+ * ~25 µs a queue-ID request costs). The counter reads the cells on scrape (`collect`). The cell of
+ * the last labels is kept: under load most replies repeat the one before (same route, 200), and
+ * three compares find it where three Map lookups did.
  */
 class Cells<K1 extends string | number, K2 extends string | number, K3 extends string | number> {
   private readonly byKey = new Map<K1, Map<K2, Map<K3, Cell>>>();
   readonly all: Cell[] = [];
+  private last: { k1: K1; k2: K2; k3: K3; cell: Cell } | undefined;
 
   constructor(private readonly names: readonly [string, string, string]) {}
 
   add(k1: K1, k2: K2, k3: K3, n: number): void {
+    const last = this.last;
+    if (last !== undefined && last.k1 === k1 && last.k2 === k2 && last.k3 === k3) {
+      last.cell.value += n;
+      return;
+    }
+    const cell = this.find(k1, k2, k3);
+    cell.value += n;
+    this.last = { k1, k2, k3, cell };
+  }
+
+  private find(k1: K1, k2: K2, k3: K3): Cell {
     let level1 = this.byKey.get(k1);
     if (level1 === undefined) {
       level1 = new Map();
@@ -53,7 +67,7 @@ class Cells<K1 extends string | number, K2 extends string | number, K3 extends s
       level2.set(k3, cell);
       this.all.push(cell);
     }
-    cell.value += n;
+    return cell;
   }
 }
 
@@ -114,6 +128,9 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
   );
 
   const routeOf = routeLabels();
+  // The generator cell of the last route that answered 200 (undefined: not an ID route).
+  let idRoute: string | undefined;
+  let idCell: Cell | undefined;
   appHooksOf(fastify).addNote((request: FastifyRequest, reply: FastifyReply) => {
     const route = routeOf(request);
     const status = reply.statusCode;
@@ -121,7 +138,11 @@ export function installHttpMetrics(fastify: FastifyInstance, register: Registry)
     if (status >= 400) {
       errors.add(route, status, errorKindOf(reply) ?? 'UNKNOWN', 1);
     } else if (status === 200) {
-      const cell = ids.get(route);
+      if (route !== idRoute) {
+        idRoute = route;
+        idCell = ids.get(route);
+      }
+      const cell = idCell;
       if (cell !== undefined) {
         const count = (request.query as { count?: unknown }).count;
         cell.value += typeof count === 'string' ? Number(count) : 1;
