@@ -10,6 +10,7 @@ import { ErrorFilter, sendError } from './common/error.filter';
 import { installJsonBodyParser } from './common/json-body-parser';
 import { ShutdownDeadline } from './common/shutdown-deadline';
 import { installShutdownGate } from './common/shutdown-gate';
+import { refuseMiddleware } from './common/no-middleware';
 import { trimForwardingResponseHook } from './common/response-hook-trim';
 import { PinoNestLogger, createRootLogger, fastifyLogOptions } from './logging/pino-logger';
 import { setupOpenApi } from './openapi/openapi.setup';
@@ -46,9 +47,10 @@ export async function createApp(
     return503OnClosing: false,
     // No Nest middleware in this app: without @fastify/middie no request runs its onRequest hook,
     // and the direct routes can take over their hooks (common/direct-routes/direct-lifecycle.ts).
-    // A middleware added later fails the start (the adapter has no `use`).
+    // A middleware added later fails the start with a message saying so (refuseMiddleware).
     skipMiddie: true,
   });
+  refuseMiddleware(adapter);
   // Nest's no-op onResponse hook would put two listeners on every response (common/response-hook-trim.ts).
   trimForwardingResponseHook(adapter);
   const app = await compile(AppModule.forRoot(config), adapter, {

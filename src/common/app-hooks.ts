@@ -7,6 +7,9 @@ export type RequestCheck = (request: FastifyRequest, reply: FastifyReply) => Err
 /** Work on every reply just before it is sent, error replies included (no change to the body). */
 export type ReplyNote = (request: FastifyRequest, reply: FastifyReply) => void;
 
+/** Set on a reply once its notes ran (a property, as error.filter.ts's error kind: next to nothing per reply). */
+const NOTED = Symbol('shardleaf.noted');
+
 /**
  * The app's own per-request work (the request id echo, the shutdown gate, the HTTP metrics), in one
  * Fastify `onRequest` hook and one `onSend` hook for the whole app.
@@ -57,8 +60,16 @@ export class AppHooks {
     return undefined;
   }
 
-  /** Runs the notes: call once per reply, just before it is sent. */
+  /**
+   * Runs the notes, once per reply, just before it is sent: a reply noted already (its send failed
+   * and an error reply follows, or a direct route noted it itself) is not noted again.
+   */
   note(request: FastifyRequest, reply: FastifyReply): void {
+    const marked = reply as unknown as Record<symbol, boolean | undefined>;
+    if (marked[NOTED] === true) {
+      return;
+    }
+    marked[NOTED] = true;
     const notes = this.notes;
     for (let i = 0; i < notes.length; i++) {
       notes[i](request, reply);

@@ -14,6 +14,13 @@ export interface OwnHooks {
   note(request: FastifyRequest, reply: FastifyReply): void;
 }
 
+/** A route whose hooks were taken over: its context (the request's value under `contextKey`) and what to run. */
+export interface TakenOver {
+  own: OwnHooks;
+  contextKey: symbol;
+  context: object;
+}
+
 /** The parts of Nest's FastifyAdapter its own onRequest hooks read (not public API). */
 export interface NestAdapterState {
   onRequestHook?: unknown;
@@ -35,6 +42,7 @@ interface RouteContext {
   preValidation: Hook[] | null;
   preHandler: Hook[] | null;
   preSerialization: Hook[] | null;
+  onError: Hook[] | null;
 }
 
 /**
@@ -45,8 +53,8 @@ interface RouteContext {
  * Why: Fastify runs each hook list through a runner (three closures per list per request) that
  * calls every hook through one shared call site, and a queue-ID request had six onRequest hooks:
  * four of Nest's FastifyAdapter, which do nothing in this service, and the app's one (AppHooks),
- * plus its onSend hook. Measured, the runners and the calls cost the queue single get a few
- * percent of its CPU (docs/performance.md, "The direct routes run their hooks themselves").
+ * plus its onSend hook. Measured, the runners and the calls cost the queue single get about 6 % of
+ * its requests per second (docs/decisions/0039-direct-routes-run-their-hooks.md).
  *
  * What is known, and when each does nothing (checked here, on the route's first request, when the
  * app has been set up for good):
@@ -58,21 +66,23 @@ interface RouteContext {
  *   as `/users`) to the not-found handler: kept, as the same test on every request (a character
  *   compare for the usual `/…` target).
  * Anything else (another plugin's hook, a route's own hooks, a preParsing/preValidation/preHandler
- * hook that the onRequest work would then run after, `@fastify/middie`, which this app does not
- * register: main.ts's `skipMiddie`) leaves the route as it is.
+ * hook that the onRequest work would then run after, an onError hook that the handler's own error
+ * replies would skip, `@fastify/middie`, which this app does not register: bootstrap.ts's
+ * `skipMiddie`) leaves the route as it is.
  *
  * The route's context is Fastify's private `Symbol(fastify.context)` on the request and the
  * instance's hook lists its `Symbol(fastify.hooks)`; both are checked against what the public
  * `request.routeOptions` gives, and a Fastify that moved them leaves the route as it is.
  */
-export function takeOverHooks(request: FastifyRequest, adapter: NestAdapterState, hooks: AppHooks): OwnHooks | string {
-  const context = routeContextOf(request);
-  if (typeof context === 'string') {
-    return context;
+export function takeOverHooks(request: FastifyRequest, adapter: NestAdapterState, hooks: AppHooks): TakenOver | string {
+  const found = routeContextOf(request);
+  if (typeof found === 'string') {
+    return found;
   }
-  for (const list of ['preParsing', 'preValidation', 'preHandler', 'preSerialization'] as const) {
+  const { context, contextKey } = found;
+  for (const list of ['preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onError'] as const) {
     if (context[list] !== null) {
-      return `it has ${list} hooks, which Fastify runs after onRequest`;
+      return `it has ${list} hooks, which Fastify runs between the hooks and the reply`;
     }
   }
   const lists = symbolValue(context.server, 'fastify.hooks') as { onRequest?: unknown; onSend?: unknown } | undefined;
@@ -108,7 +118,7 @@ export function takeOverHooks(request: FastifyRequest, adapter: NestAdapterState
   }
   context.onRequest = null;
   context.onSend = null;
-  return ownHooks(hooks, routable);
+  return { own: ownHooks(hooks, routable), contextKey, context };
 }
 
 /** What one of Nest's onRequest hooks needs of a direct route: nothing, or the routable-target test. */
@@ -150,16 +160,17 @@ function ownHooks(hooks: AppHooks, routable: ((url: string) => boolean) | undefi
 }
 
 /** The route context of the request, checked against routeOptions; else why it cannot be read. */
-function routeContextOf(request: FastifyRequest): RouteContext | string {
-  const context = symbolValue(request, 'fastify.context') as RouteContext | undefined;
+function routeContextOf(request: FastifyRequest): { context: RouteContext; contextKey: symbol } | string {
+  const contextKey = Object.getOwnPropertySymbols(request).find((s) => s.description === 'fastify.context');
+  const context = contextKey === undefined ? undefined : ((request as unknown as Record<symbol, unknown>)[contextKey] as RouteContext | undefined);
   const options = request.routeOptions as { config?: unknown; handler?: unknown };
-  if (context === undefined || typeof context !== 'object' || context.config !== options.config || context.handler !== options.handler) {
+  if (contextKey === undefined || typeof context !== 'object' || context === null || context.config !== options.config || context.handler !== options.handler) {
     return "the request's route context (Symbol(fastify.context)) is not where this Fastify version was seen to keep it";
   }
   if (typeof context.server !== 'object' || context.server === null) {
     return 'its route context has no instance';
   }
-  return context;
+  return { context, contextKey };
 }
 
 function symbolValue(target: object, description: string): unknown {

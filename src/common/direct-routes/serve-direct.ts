@@ -7,7 +7,7 @@ import { appHooksOf } from '../app-hooks';
 import { prepareError, sendError } from '../error.filter';
 import { argReaders, DirectInvoker, directInvoker } from './direct-route-args';
 import { DIRECT_ROUTE_CONFIG_KEY, DIRECT_ROUTE_METADATA } from './direct-route.decorator';
-import { NestAdapterState, OwnHooks, takeOverHooks } from './direct-lifecycle';
+import { NestAdapterState, OwnHooks, TakenOver, takeOverHooks } from './direct-lifecycle';
 import { appWideRefusals, routeRefusals } from './direct-route-refusals';
 
 /** A method marked `@DirectRoute()`, resolved at start: its instance and its per-request call. */
@@ -130,9 +130,9 @@ const log = new Logger('DirectRoutes');
 /** A request of a direct route: path parameters and query values as strings (what the readers take). */
 type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>;
 
-/** A direct route's handler (called by Fastify with the route's context as `this`) and error handler. */
+/** A direct route's handler and error handler. */
 interface DirectRouteHandlers {
-  handler: (this: unknown, request: Request, reply: FastifyReply) => unknown;
+  handler: (request: Request, reply: FastifyReply) => unknown;
   errorHandler: (error: unknown, request: Request, reply: FastifyReply) => void;
 }
 
@@ -152,22 +152,36 @@ function directRoute(
   route: DirectRoute,
   hasParams: boolean,
   fixedNames: boolean,
-  takeOver: (request: Request) => OwnHooks | string,
+  takeOver: (request: FastifyRequest) => TakenOver | string,
 ): DirectRouteHandlers {
   const invoke = route.invoke;
   let names: string[] | undefined;
-  // The route context whose hooks this handler runs (Fastify calls the handler on it), and them;
-  // `tried`: the takeover was decided (once: a second context sharing the handler keeps its hooks).
+  // The route context whose hooks this handler runs (the first one it saw; another context sharing
+  // the handler keeps its hooks), read from the request under `ownKey`; `tried`: decided.
+  let taken: TakenOver | undefined;
+  let ownKey: symbol | undefined;
   let ownContext: unknown;
-  let own: OwnHooks | undefined;
-  let ownConfig: unknown;
   let tried = false;
 
-  /** An error reply of a request whose hooks this handler runs: noted, then sent. */
+  const ours = (request: Request): OwnHooks | undefined =>
+    taken !== undefined && (request as unknown as Record<symbol, unknown>)[ownKey!] === ownContext ? taken.own : undefined;
+
+  /**
+   * A failure of a request whose hooks this handler runs: its error reply, noted, then sent. After
+   * the reply went out there is nothing to answer (as wrap-thenable.js: logged).
+   */
   const fail = (error: unknown, request: Request, reply: FastifyReply, hooks: OwnHooks): void => {
+    if (reply.sent) {
+      log.error(`${route.name} failed after its reply was sent: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
     const body = prepareError(reply, error, request.id);
     hooks.note(request, reply);
-    void reply.send(body);
+    try {
+      void reply.send(body);
+    } catch (err) {
+      handOver(err, reply);
+    }
   };
 
   const emptyParam = (request: Request): boolean => {
@@ -186,17 +200,31 @@ function directRoute(
     return false;
   };
 
-  /** What the method gave, sent: noted first; a send that throws is an error reply (as wrap-thenable.js). */
+  /**
+   * What the method gave, sent, noted just before. A method that sent the reply itself (through a
+   * passthrough reply) is noted after the fact. A payload Fastify would serialize is serialized
+   * first, so that a failure is an error reply that is noted instead (as Fastify's own send). A send
+   * that throws goes to Fastify's error handling (as wrap-thenable.js).
+   */
   const send = (payload: unknown, request: Request, reply: FastifyReply, hooks: OwnHooks): void => {
-    if (payload === undefined && reply.sent) {
-      // The method sent the reply itself.
+    if (reply.sent) {
+      hooks.note(request, reply);
       return;
     }
+    let body = payload;
+    if (serialized(payload, reply)) {
+      try {
+        body = reply.serialize(payload);
+      } catch (err) {
+        fail(err, request, reply, hooks);
+        return;
+      }
+    }
+    hooks.note(request, reply);
     try {
-      hooks.note(request, reply);
-      void reply.send(payload);
+      void reply.send(body);
     } catch (err) {
-      fail(err, request, reply, hooks);
+      handOver(err, reply);
     }
   };
 
@@ -207,16 +235,10 @@ function directRoute(
     }
     if (handlerChannel.hasSubscribers) {
       // Fastify publishes the handler's errors and async end to its tracing channel from what the
-      // handler throws or returns: it gets them, the result noted on its way; errors reach errorHandler.
+      // handler throws or returns: it gets them, the result serialized and noted on its way; errors
+      // reach errorHandler.
       const result = invoke(request, reply);
-      if (!isThenable(result)) {
-        hooks.note(request, reply);
-        return result;
-      }
-      return result.then((payload) => {
-        hooks.note(request, reply);
-        return payload;
-      });
+      return isThenable(result) ? result.then((payload) => toSend(payload, request, reply, hooks)) : toSend(result, request, reply, hooks);
     }
     let result: unknown;
     try {
@@ -237,8 +259,9 @@ function directRoute(
   };
 
   return {
-    handler(this: unknown, request, reply) {
-      if (this === ownContext && own !== undefined) {
+    handler(request, reply) {
+      const own = ours(request);
+      if (own !== undefined) {
         const admitted = own.admit(request, reply);
         if (admitted === true) {
           return withOwnHooks(request, reply, own);
@@ -250,17 +273,21 @@ function directRoute(
       }
       if (!tried) {
         tried = true;
-        const taken = takeOver(request);
-        if (typeof taken !== 'string') {
+        const result = takeOver(request);
+        if (typeof result !== 'string') {
           // This request's onRequest hooks ran already; its onSend work is the handler's now.
-          own = taken;
-          // eslint-disable-next-line @typescript-eslint/no-this-alias -- the route context Fastify calls the handler on, kept to recognise it
-          ownContext = this;
-          ownConfig = request.routeOptions.config;
-          return withOwnHooks(request, reply, taken);
+          taken = result;
+          ownKey = result.contextKey;
+          ownContext = result.context;
+          return withOwnHooks(request, reply, result.own);
         }
-        // Expected for the HEAD twin of a GET route (a route onSend hook of its own): not a warning.
-        log.debug(`${route.name} (${String(request.method)}) runs its Fastify hooks: ${taken}`);
+        // Expected for the HEAD twin of a GET route (a route onSend hook of its own).
+        const line = `${route.name} (${String(request.method)}) runs its Fastify hooks: ${result}`;
+        if (request.method === 'HEAD') {
+          log.debug(line);
+        } else {
+          log.warn(line);
+        }
       }
       if (emptyParam(request)) {
         reply.callNotFound();
@@ -270,13 +297,53 @@ function directRoute(
     },
     errorHandler(error, request, reply) {
       // A request of the taken-over context: an error while sending, or any error of the tracing path.
-      if (own !== undefined && request.routeOptions.config === ownConfig) {
+      const own = ours(request);
+      if (own !== undefined) {
         fail(error, request, reply, own);
         return;
       }
       void sendError(reply, error, request.id);
     },
   };
+}
+
+/** The tracing path's payload for Fastify: serialized when Fastify would (a failure rejects), then noted. */
+function toSend(payload: unknown, request: Request, reply: FastifyReply, hooks: OwnHooks): unknown {
+  const body = !reply.sent && serialized(payload, reply) ? reply.serialize(payload) : payload;
+  hooks.note(request, reply);
+  return body;
+}
+
+/**
+ * Whether Fastify's send would serialize the payload (reply.js, Reply.send): anything but a string,
+ * a Buffer or typed array, a stream or web Response, or undefined, when the reply's content type is
+ * JSON or not set. The content type is then set as Fastify sets it.
+ */
+function serialized(payload: unknown, reply: FastifyReply): boolean {
+  if (payload === undefined || typeof payload === 'string') {
+    return false;
+  }
+  if (payload !== null && typeof payload === 'object') {
+    const o = payload as { pipe?: unknown; getReader?: unknown; buffer?: unknown };
+    if (typeof o.pipe === 'function' || typeof o.getReader === 'function' || o.buffer instanceof ArrayBuffer || Object.prototype.toString.call(payload) === '[object Response]') {
+      return false;
+    }
+  }
+  const type = reply.getHeader('content-type');
+  if (type === undefined) {
+    void reply.header('content-type', 'application/json; charset=utf-8');
+    return true;
+  }
+  return String(type).includes('json');
+}
+
+/** A send that threw: to Fastify's error handling, whose last handler always answers (never thrown on). */
+function handOver(err: unknown, reply: FastifyReply): void {
+  try {
+    void reply.send(err instanceof Error ? err : new Error(String(err)));
+  } catch (again) {
+    log.error(`could not send an error reply: ${again instanceof Error ? again.message : String(again)}`);
+  }
 }
 
 function isThenable(value: unknown): value is Promise<unknown> {

@@ -1,15 +1,16 @@
 import { tracingChannel } from 'node:diagnostics_channel';
 import { request as httpRequest } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
-import { Controller, Get, Module, Param, Req } from '@nestjs/common';
+import { Controller, Get, MiddlewareConsumer, Module, NestModule, Param, Req, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import { DirectRoute } from '../../../src/common/direct-routes/direct-route.decorator';
 import { serveDirect } from '../../../src/common/direct-routes/serve-direct';
 import { ErrorFilter } from '../../../src/common/error.filter';
 import { ErrorKind, IdGenError, badInput } from '../../../src/common/id-gen.error';
+import { refuseMiddleware } from '../../../src/common/no-middleware';
 import { installShutdownGate } from '../../../src/common/shutdown-gate';
 import { installHttpMetrics } from '../../../src/metrics/http-metrics.hook';
 
@@ -38,7 +39,30 @@ class IdController {
   }
 }
 
-@Module({ controllers: [IdController] })
+/** Replies a direct route's method may give: sent by itself, an object, one that does not serialize. */
+@Controller('api/odd')
+class OddController {
+  @DirectRoute()
+  @Get(':mode')
+  async get(@Param('mode') mode: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    await Promise.resolve();
+    switch (mode) {
+      case 'self':
+        void reply.send('sent by the method');
+        return undefined;
+      case 'return':
+        return reply.send('returned by the method');
+      case 'bigint':
+        return { id: 1n };
+      case 'object':
+        return { ids: ['1', '2'] };
+      default:
+        return mode;
+    }
+  }
+}
+
+@Module({ controllers: [IdController, OddController] })
 class TestModule {}
 
 interface Built {
@@ -248,5 +272,65 @@ describe.each([
     expect(ends).toEqual(['/api/id/1', '/api/id/2', '/api/id/empty']);
     expect(errors).toEqual(['/api/id/empty', '/api/id/bad']);
     expect(await counts(built.register)).toMatchObject({ ok: 2, badInput: 1, empty: 1, ids: 2 });
+  });
+  it('notes once a reply the method sent itself, an object, a payload that does not serialize', async () => {
+    const odd = (mode: string) => get(`/api/odd/${mode}`, { 'x-request-id': `odd-${mode}` });
+    const first = await odd('plain');
+    expect({ status: first.statusCode, body: first.body }).toEqual({ status: 200, body: 'plain' });
+    for (const mode of ['self', 'return']) {
+      const res = await odd(mode);
+      expect({ status: res.statusCode, id: res.headers['x-request-id'] }).toEqual({ status: 200, id: `odd-${mode}` });
+      expect(res.body).toMatch(/by the method$/);
+    }
+    const object = await odd('object');
+    expect({ status: object.statusCode, type: object.headers['content-type'], body: object.json() }).toEqual({
+      status: 200,
+      type: 'application/json; charset=utf-8',
+      body: { ids: ['1', '2'] },
+    });
+    const bigint = await odd('bigint');
+    expect({ status: bigint.statusCode, error: bigint.json<{ error: string }>().error }).toEqual({ status: 500, error: 'INTERNAL' });
+    expect((await odd('after')).body).toBe('after');
+    const text = await built.register.metrics();
+    const route = 'route="/api/odd/:mode"';
+    expect(sample(text, `shardleaf_http_requests_total{method="GET",${route},status="200"}`)).toBe(5);
+    expect(sample(text, `shardleaf_http_requests_total{method="GET",${route},status="500"}`)).toBe(1);
+  });
+
+  it('keeps its Fastify hooks when the app has an onError hook, which then sees its errors', async () => {
+    await built.app.close();
+    const seen: string[] = [];
+    built = await build(takesOver, (app) => {
+      app.getHttpAdapter().getInstance().addHook('onError', (request, _reply, error, done) => {
+        seen.push(`${request.url} ${error.message}`);
+        done();
+      });
+    });
+    await get('/api/id/1');
+    expect(Array.isArray(hooksOf(lastRequest).onRequest)).toBe(true);
+    const bad = await get('/api/id/bad');
+    expect(bad.statusCode).toBe(400);
+    expect(seen).toEqual(['/api/id/bad appId must be an integer']);
+    expect(await counts(built.register)).toMatchObject({ ok: 1, bad: 1, badInput: 1 });
+  });
+});
+
+@Module({ controllers: [IdController] })
+class MiddlewareModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply((_req: unknown, _res: unknown, next: () => void) => next()).forRoutes('*');
+  }
+}
+
+describe('Nest middleware on the adapter without middie (bootstrap.ts)', () => {
+  const message = /^Nest middleware is not supported: the Fastify adapter runs without @fastify\/middie/;
+
+  it('fails the start with a message saying so, for configure(consumer) and for app.use()', async () => {
+    const adapter = new FastifyAdapter({ skipMiddie: true });
+    refuseMiddleware(adapter);
+    const app = await NestFactory.create<NestFastifyApplication>(MiddlewareModule, adapter, { logger: false, abortOnError: false });
+    await expect(app.init()).rejects.toThrow(message);
+    expect(() => app.use(() => undefined)).toThrow(message);
+    await app.close();
   });
 });
