@@ -72,7 +72,7 @@ export async function createApp(
   // With the shutdown hooks, not before: a signal during the start is start-service.ts's.
   app.get(ShutdownDeadline).armOnSignals();
   setupOpenApi(app);
-  // The app's one onRequest hook: the request id echo and the gate (common/shutdown-gate.ts).
+  // The app's first check (common/app-hooks.ts): the request id echo and the gate (common/shutdown-gate.ts).
   installShutdownGate(app);
   return app;
 }

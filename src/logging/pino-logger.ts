@@ -230,7 +230,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Puts the request's id in its reply's `x-request-id`, to match client and server logs. Called by
- * the app's one `onRequest` hook (common/shutdown-gate.ts), first, so every reply has it.
+ * the app's first check (common/shutdown-gate.ts, common/app-hooks.ts), so every reply has it.
  */
 export function echoRequestId(request: { id: string }, reply: { header(k: string, v: string): unknown }): void {
   reply.header('x-request-id', request.id);
