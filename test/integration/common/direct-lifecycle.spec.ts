@@ -16,7 +16,8 @@ import { installHttpMetrics } from '../../../src/metrics/http-metrics.hook';
 
 /** The last request the direct route saw (to read its route context). */
 let lastRequest: FastifyRequest | undefined;
-/** Settles the next `/api/id/hold` request. */
+/** Called when a `/api/id/hold` request reached the method; settles it. */
+let heldArrived: () => void = () => undefined;
 let releaseHeld: () => void = () => undefined;
 
 @Controller('api/id')
@@ -33,6 +34,7 @@ class IdController {
       return Promise.reject(new IdGenError(ErrorKind.QueueEmpty, 'the queue is empty; retry later'));
     }
     if (appId === 'hold') {
+      heldArrived();
       return new Promise((resolve) => (releaseHeld = () => resolve('held')));
     }
     return Promise.resolve(`${appId}00`);
@@ -227,8 +229,10 @@ describe.each([
     await built.app.listen(0, '127.0.0.1');
     const port = (built.app.getHttpServer().address() as AddressInfo).port;
     expect((await getOnce(port, '/api/id/1')).status).toBe(200);
+    // In flight when the close begins: the method has it (a fixed wait lost that race on a busy machine).
+    const arrived = new Promise<void>((resolve) => (heldArrived = resolve));
     const inFlight = getOnce(port, '/api/id/hold');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await arrived;
     const closing = built.app.close();
     try {
       const refused = await getOnce(port, '/api/id/2', { 'x-request-id': 'late-1' });
