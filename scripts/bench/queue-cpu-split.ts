@@ -11,7 +11,7 @@
  * SERVICES="base=/other/worktree/dist/src/main.js,…": more builds, each a subject of its own.
  * PERF_STAT=1: system calls per request (perf stat on the server's pid). PERF_RECORD=DIR: a
  * `perf record -e cpu-clock` per run into DIR (start with NODE_OPTIONS=--perf-basic-prof for JS names).
- * PROFILE_DIR=DIR: `--cpu-prof` of every server.
+ * PROFILE_DIR=DIR: `--cpu-prof` of every server (CPU_PROF_INTERVAL=µs: its sampling interval, default Node's 1000).
  * PIN=1: servers pinned to one CPU and wrk to the others, as `npm run bench` does (lib/placement.ts);
  * unpinned by default, where the servers share the CPUs with wrk and Redis.
  */
