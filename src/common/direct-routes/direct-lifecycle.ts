@@ -52,8 +52,8 @@ interface RouteContext {
  *
  * Why: Fastify runs each hook list through a runner (three closures per list per request) that
  * calls every hook through one shared call site, and a queue-ID request had six onRequest hooks:
- * four of Nest's FastifyAdapter, which do nothing in this service, and the app's one (AppHooks),
- * plus its onSend hook. Measured, the runners and the calls cost the queue single get about 6 % of
+ * four of Nest's FastifyAdapter and @fastify/middie's, which do nothing in this service, and the
+ * app's one (AppHooks), plus the app's onSend hook. Measured, the runners and the calls cost the queue single get about 6 % of
  * its requests per second (docs/decisions/0039-direct-routes-run-their-hooks.md).
  *
  * What is known, and when each does nothing (checked here, on the route's first request, when the

@@ -216,6 +216,8 @@ describe.each([
       expect(await rawStatus(port, '/api/id/1')).toBe('HTTP/1.1 200 OK');
     }
     expect((await counts(built.register)).ok).toBe(4);
+    // The two 404s counted once each, under the not-found handler's label.
+    expect(sample(await built.register.metrics(), 'shardleaf_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(2);
   });
 
   it('refuses a request that arrives while the app closes (SHUTTING_DOWN, connection: close, the request id), counted once', async () => {
