@@ -12,7 +12,8 @@ import { ShutdownDeadline } from './common/shutdown-deadline';
 import { installShutdownGate } from './common/shutdown-gate';
 import { refuseMiddleware } from './common/no-middleware';
 import { trimForwardingResponseHook } from './common/response-hook-trim';
-import { PinoNestLogger, createRootLogger, fastifyLogOptions } from './logging/pino-logger';
+import { PinoNestLogger, createRootLogger } from './logging/pino-logger';
+import { FastifyLogging, LoggingHost } from './logging/fastify-logging';
 import { setupOpenApi } from './openapi/openapi.setup';
 
 /** Turns the root module into the application on the given adapter. */
@@ -33,8 +34,9 @@ export async function createApp(
   rootLogger: PinoLogger = createRootLogger(config.log.level),
   compile: AppCompiler = compileApp,
 ): Promise<NestFastifyApplication> {
+  const logging = new FastifyLogging(config.log.level, rootLogger);
   const adapter = new FastifyAdapter({
-    ...fastifyLogOptions(config.log.level, rootLogger),
+    ...logging.options,
     bodyLimit: config.http.bodyLimit,
     routerOptions: { maxParamLength: 512 },
     // Router errors (a malformed %-escape, a path parameter over maxParamLength) in our shape too.
@@ -50,6 +52,8 @@ export async function createApp(
     // A middleware added later fails the start with a message saying so (refuseMiddleware).
     skipMiddie: true,
   });
+  // request.log made on first use; none at all on the direct routes (logging/fastify-logging.ts).
+  logging.install(adapter.getInstance<LoggingHost>());
   refuseMiddleware(adapter);
   // Nest's no-op onResponse hook would put two listeners on every response (common/response-hook-trim.ts).
   trimForwardingResponseHook(adapter);

@@ -8,12 +8,13 @@
  *   node -r ts-node/register/transpile-only scripts/bench/logging-cost.ts [rounds=5] [requests=30000]
  *
  * Variants: `none` (Fastify without a logger, no request id echo: the floor), `ours`
- * (src/logging/pino-logger.ts as the service wires it: Fastify on our pino root, the lazy request
- * logger, the request-id echo), `nestjs-pino` (LoggerModule.forRoot of nestjs-pino with pino-http,
+ * (src/logging/pino-logger.ts and fastify-logging.ts as the service wires them: Fastify on our pino
+ * root, the lazy request logger, the request-id echo), `nestjs-pino` (LoggerModule.forRoot of nestjs-pino with pino-http,
  * the same level, request id and echo) and `nestjs-pino-existing` (its `useExisting: true`: only its
  * AsyncLocalStorage middleware, Fastify's logger as ours). The nestjs-pino variants need
  * `npm install --no-save nestjs-pino pino-http` (they are not dependencies of the project).
- * BASE_LOGGING=path/to/pino-logger.js adds `base`: another build's pino-logger (e.g. main's).
+ * BASE_LOGGING=path/to/pino-logger.js adds `base`: another build's logging (its `fastifyLogOptions`,
+ * or its fastify-logging.js beside it).
  */
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
@@ -21,7 +22,9 @@ import { Writable } from 'node:stream';
 import { Controller, DynamicModule, Get, LoggerService, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { dirname, join } from 'node:path';
 import * as ours from '../../src/logging/pino-logger';
+import * as oursFastify from '../../src/logging/fastify-logging';
 
 const VARIANTS = ['none', 'ours', 'nestjs-pino', 'nestjs-pino-existing'];
 
@@ -40,6 +43,21 @@ class ConstantModule {}
 const devNull = new Writable({ write: (_chunk, _enc, done) => done() });
 
 type Logging = typeof ours;
+type OldLogging = { fastifyLogOptions?: (level: 'log', root: unknown) => object };
+
+/** A Nest Fastify adapter with a build's Fastify logging installed as bootstrap.ts does. */
+function adapterWith(logging: Logging, root: ReturnType<Logging['createRootLogger']>, dir?: string): FastifyAdapter {
+  const old = (logging as OldLogging).fastifyLogOptions;
+  if (old !== undefined) {
+    return new FastifyAdapter(old('log', root));
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fastifyLogging = dir === undefined ? oursFastify : (require(join(dir, 'fastify-logging')) as typeof oursFastify);
+  const setup = new fastifyLogging.FastifyLogging('log', root);
+  const adapter = new FastifyAdapter(setup.options as object);
+  setup.install(adapter.getInstance<oursFastify.LoggingHost>());
+  return adapter;
+}
 
 async function build(variant: string): Promise<NestFastifyApplication> {
   if (variant === 'none') {
@@ -49,7 +67,7 @@ async function build(variant: string): Promise<NestFastifyApplication> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const logging = variant === 'base' ? (require(process.env.BASE_LOGGING as string) as Logging) : ours;
     const root = logging.createRootLogger('log', devNull);
-    const adapter = new FastifyAdapter(logging.fastifyLogOptions('log', root) as ConstructorParameters<typeof FastifyAdapter>[0]);
+    const adapter = adapterWith(logging, root, variant === 'base' ? dirname(process.env.BASE_LOGGING as string) : undefined);
     const app = await NestFactory.create<NestFastifyApplication>(ConstantModule, adapter, { logger: new logging.PinoNestLogger(root) });
     echoIds(adapter);
     return app;
@@ -81,7 +99,7 @@ async function build(variant: string): Promise<NestFastifyApplication> {
     ],
   })
   class WithPino {}
-  const adapter = new FastifyAdapter(existing ? (ours.fastifyLogOptions('log', root) as ConstructorParameters<typeof FastifyAdapter>[0]) : {});
+  const adapter = existing ? adapterWith(ours, root) : new FastifyAdapter({});
   const app = await NestFactory.create<NestFastifyApplication>(WithPino, adapter, { bufferLogs: true });
   app.useLogger(app.get(np.Logger));
   echoIds(adapter);

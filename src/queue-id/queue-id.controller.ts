@@ -18,8 +18,12 @@ export class QueueIdController {
     private readonly service: QueueIdService,
   ) {}
 
-  /** The hottest route of the service: served straight from Fastify (common/direct-routes). */
-  @DirectRoute()
+  /**
+   * The hottest route of the service: served straight from Fastify (common/direct-routes), without
+   * a request logger (the reply is taken for the batch's content type only; errors are logged by
+   * the error filter).
+   */
+  @DirectRoute({ requestLogger: false })
   @Get(':appId')
   get(
     @Param('appId') appIdRaw: string,

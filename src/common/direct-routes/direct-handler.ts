@@ -10,6 +10,8 @@ export interface DirectRoute {
   /** `Controller.method`, for messages. */
   name: string;
   invoke: DirectInvoker;
+  /** Fastify makes a `request.log` per request (`DirectRouteOptions.requestLogger`). */
+  requestLogger: boolean;
 }
 
 /** Fastify's channel of route handlers (handle-request.js, wrap-thenable.js): watched by APM tools. */
@@ -37,12 +39,18 @@ export interface DirectRouteHandlers {
  * first request's params, then each checked by name (a `for…in` over the params object was
  * ~0.3 µs of the queue single get's CPU, docs/performance.md). Not so with an optional parameter
  * (`/a/:x?` is two routes of the router sharing this handler): read on every request then.
+ *
+ * `ensureLogger` gives a request its `request.log` when the route was registered without a request
+ * logger (logging/fastify-logging.ts, `withoutRequestLogger`): before anything hands the request to
+ * Fastify's own machinery, which may log through it (its path when hooks were not taken over, the
+ * tracing path, a failed send, its error handling).
  */
 export function directRoute(
   route: DirectRoute,
   hasParams: boolean,
   fixedNames: boolean,
   takeOver: (request: FastifyRequest) => TakenOver | string,
+  ensureLogger: (request: FastifyRequest, reply: FastifyReply) => void,
 ): DirectRouteHandlers {
   const invoke = route.invoke;
   let names: string[] | undefined;
@@ -70,6 +78,7 @@ export function directRoute(
     try {
       void reply.send(body);
     } catch (err) {
+      ensureLogger(request, reply);
       handOver(err, reply);
     }
   };
@@ -114,6 +123,7 @@ export function directRoute(
     try {
       void reply.send(body);
     } catch (err) {
+      ensureLogger(request, reply);
       handOver(err, reply);
     }
   };
@@ -124,6 +134,7 @@ export function directRoute(
       return undefined;
     }
     if (handlerChannel.hasSubscribers) {
+      ensureLogger(request, reply);
       // Fastify publishes the handler's errors and async end to its tracing channel from what the
       // handler throws or returns: it gets them, the result serialized and noted on its way; errors
       // reach errorHandler.
@@ -179,6 +190,8 @@ export function directRoute(
           log.warn(line);
         }
       }
+      // Fastify's path: whatever it logs about the request goes through request.log.
+      ensureLogger(request, reply);
       if (emptyParam(request)) {
         reply.callNotFound();
         return reply;
@@ -192,6 +205,7 @@ export function directRoute(
         fail(error, request, reply, own);
         return;
       }
+      ensureLogger(request, reply);
       void sendError(reply, error, request.id);
     },
   };

@@ -64,6 +64,18 @@ export function argReaders(controller: object, handler: string, refusals: string
 }
 
 /**
+ * Whether the method is given Fastify's request or reply (`@Req()`, `@Res({ passthrough: true })`):
+ * then it may log through `request.log`, which the route must make (logging/fastify-logging.ts).
+ */
+export function takesRequestOrReply(controller: object, handler: string): boolean {
+  const metadata = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler) ?? {}) as Record<string, RouteArgMetadata>;
+  return Object.keys(metadata).some((key) => {
+    const type = Number(key.split(':')[0]);
+    return type === Number(RouteParamtypes.REQUEST) || type === Number(RouteParamtypes.RESPONSE);
+  });
+}
+
+/**
  * Per argument kind (exhaustive: a kind a Nest release adds fails the type-check), the reader as
  * RouteParamsFactory.exchangeKeyForValue reads it for Fastify, or the decorator that is refused.
  */

@@ -2,8 +2,9 @@ import { ApplicationConfig, MetadataScanner, ModulesContainer } from '@nestjs/co
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Type } from '@nestjs/common';
 import { appHooksOf } from '../app-hooks';
-import { argReaders, directInvoker } from './direct-route-args';
-import { DIRECT_ROUTE_CONFIG_KEY, DIRECT_ROUTE_METADATA } from './direct-route.decorator';
+import { fastifyLoggingOf } from '../../logging/fastify-logging';
+import { argReaders, directInvoker, takesRequestOrReply } from './direct-route-args';
+import { DIRECT_ROUTE_CONFIG_KEY, DIRECT_ROUTE_METADATA, DirectRouteOptions } from './direct-route.decorator';
 import { DirectRoute, directRoute } from './direct-handler';
 import { NestAdapterState, takeOverHooks } from './direct-lifecycle';
 import { appWideRefusals, routeRefusals } from './direct-route-refusals';
@@ -29,6 +30,7 @@ export function serveDirect(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
   const adapter = app.getHttpAdapter() as unknown as NestAdapterState;
   const hooks = appHooksOf(fastify);
+  const logging = fastifyLoggingOf(fastify);
   const served = new Set<DirectRoute>();
   fastify.addHook('onRoute', (options) => {
     const marker = (options.config as Record<symbol, unknown> | undefined)?.[DIRECT_ROUTE_CONFIG_KEY];
@@ -43,7 +45,20 @@ export function serveDirect(app: NestFastifyApplication): void {
     if (options.errorHandler !== undefined) {
       throw new Error(`${route.name} is marked @DirectRoute() but its route has an errorHandler of its own`);
     }
-    const direct = directRoute(route, options.url.includes(':'), !options.url.includes('?'), (request) => takeOverHooks(request, adapter, hooks));
+    // No request.log made per request unless the method may log through it (DirectRouteOptions):
+    // Fastify's own lines about a request make it first (logging/fastify-logging.ts).
+    const quiet = route.requestLogger ? undefined : logging?.withoutRequestLogger;
+    if (quiet !== undefined) {
+      options.childLoggerFactory = quiet as unknown as typeof options.childLoggerFactory;
+    }
+    const ensureLogger = quiet !== undefined && logging !== undefined ? logging.ensure.bind(logging) : noLoggerToMake;
+    const direct = directRoute(
+      route,
+      options.url.includes(':'),
+      !options.url.includes('?'),
+      (request) => takeOverHooks(request, adapter, hooks),
+      ensureLogger,
+    );
     // Nest's Fastify copy types the route options; the handlers are typed with the service's Fastify.
     options.handler = direct.handler as unknown as typeof options.handler;
     // What the route's hooks fail with, and what Fastify itself fails with while sending: sent as
@@ -75,7 +90,8 @@ function declaredRoutes(app: NestFastifyApplication): Map<unknown, DirectRoute> 
       const prototype = controller.prototype as Record<string, (...args: unknown[]) => unknown>;
       for (const handler of scanner.getAllMethodNames(prototype)) {
         const method = prototype[handler];
-        if (Reflect.getMetadata(DIRECT_ROUTE_METADATA, method) !== true) {
+        const options = Reflect.getMetadata(DIRECT_ROUTE_METADATA, method) as DirectRouteOptions | undefined;
+        if (options === undefined) {
           continue;
         }
         const name = `${controller.name}.${handler}`;
@@ -88,12 +104,18 @@ function declaredRoutes(app: NestFastifyApplication): Map<unknown, DirectRoute> 
           refusals.push(`the same method is also marked on ${routes.get(method)?.name}: mark it on one controller only`);
         }
         refuse(name, refusals);
-        routes.set(method, { name, invoke: directInvoker(wrapper.instance, method, readers) });
+        routes.set(method, {
+          name,
+          invoke: directInvoker(wrapper.instance, method, readers),
+          requestLogger: options.requestLogger ?? takesRequestOrReply(controller, handler),
+        });
       }
     }
   }
   return routes;
 }
+
+function noLoggerToMake(): void {}
 
 function refuse(name: string, refusals: string[]): void {
   if (refusals.length > 0) {

@@ -1,13 +1,17 @@
 import Fastify from 'fastify';
+import { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
-import {
-  LazyRequestLogger,
-  PinoNestLogger,
-  createRootLogger,
-  fastifyLogOptions,
-  echoRequestId,
-  requestIds,
-} from '../../../src/logging/pino-logger';
+import { PinoNestLogger, createRootLogger, echoRequestId, requestIds } from '../../../src/logging/pino-logger';
+import { FastifyLogging, LoggingHost, fastifyLoggingOf } from '../../../src/logging/fastify-logging';
+import { LazyRequestLogger } from '../../../src/logging/lazy-request-logger';
+
+/** A Fastify with the service's logging, as bootstrap.ts wires it. */
+function fastifyWith(level: 'log' | 'debug', root: ReturnType<typeof createRootLogger>) {
+  const logging = new FastifyLogging(level, root);
+  const app = Fastify(logging.options);
+  logging.install(app as unknown as LoggingHost);
+  return app;
+}
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -17,7 +21,7 @@ function capture() {
 async function appAt(level: 'log' | 'debug') {
   const { lines, stream } = capture();
   const root = createRootLogger(level, stream);
-  const app = Fastify(fastifyLogOptions(level, root));
+  const app = fastifyWith(level, root);
   app.addHook('onRequest', (request, reply, done) => {
     echoRequestId(request, reply);
     done();
@@ -54,7 +58,7 @@ describe('structured logs', () => {
 
   it('writes what a route logs through request.log with its reqId, and nothing below the level', async () => {
     const { lines, stream } = capture();
-    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    const app = fastifyWith('log', createRootLogger('log', stream));
     app.get('/warns', async (request) => {
       request.log.info('hidden: Fastify logs at warn unless LOG_LEVEL is debug');
       request.log.warn({ shard: 7 }, 'list low');
@@ -71,7 +75,7 @@ describe('structured logs', () => {
 
   it('builds no pino child for a request that logs nothing (request.log is made on first use)', async () => {
     const { lines, stream } = capture();
-    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    const app = fastifyWith('log', createRootLogger('log', stream));
     let log: unknown;
     app.get('/quiet', async (request) => {
       log = request.log;
@@ -86,7 +90,7 @@ describe('structured logs', () => {
 
   it('gives a route with its own logLevel a logger at that level', async () => {
     const { lines, stream } = capture();
-    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    const app = fastifyWith('log', createRootLogger('log', stream));
     app.get('/chatty', { logLevel: 'info' }, async (request) => {
       request.log.info('shown at the route level');
       return 'ok';
@@ -129,7 +133,7 @@ describe('structured logs', () => {
 
   it("writes Fastify's error lines with the reqId below debug", async () => {
     const { lines, stream } = capture();
-    const app = Fastify(fastifyLogOptions('log', createRootLogger('log', stream)));
+    const app = fastifyWith('log', createRootLogger('log', stream));
     app.get('/fails', async () => {
       throw new Error('broken handler');
     });
@@ -139,6 +143,80 @@ describe('structured logs', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'error', reqId: 'req-9', msg: 'broken handler' });
     await app.close();
+  });
+
+  describe('a route without a request logger (withoutRequestLogger)', () => {
+    async function quietApp(level: 'log' | 'debug') {
+      const { lines, stream } = capture();
+      const logging = new FastifyLogging(level, createRootLogger(level, stream));
+      const app = Fastify(logging.options);
+      logging.install(app as unknown as LoggingHost);
+      const seen: unknown[] = [];
+      const quiet = { childLoggerFactory: logging.withoutRequestLogger as never };
+      app.get('/quiet', quiet, async (request) => {
+        seen.push(request.log);
+        return 'ok';
+      });
+      app.get('/quiet-fails', quiet, async () => {
+        throw new Error('broken quiet handler');
+      });
+      app.get('/quiet-stream', quiet, async (_request, reply) => {
+        const body = new Readable({ read() {} });
+        setImmediate(() => body.destroy(new Error('stream broke')));
+        return reply.header('content-type', 'text/plain').send(body);
+      });
+      await app.ready();
+      return { app, lines, seen, logging };
+    }
+
+    it('makes no logger per request below debug: request.log is Fastify\'s silent one', async () => {
+      const { app, lines, seen } = await quietApp('log');
+      const res = await app.inject({ url: '/quiet' });
+      expect(res.body).toBe('ok');
+      expect(seen[0]).toBe(app.log);
+      expect(seen[0]).not.toBeInstanceOf(LazyRequestLogger);
+      expect(lines).toEqual([]);
+      await app.close();
+    });
+
+    it("still writes Fastify's lines about such a request, with its reqId (its error handler, a broken stream)", async () => {
+      const { app, lines } = await quietApp('log');
+      const res = await app.inject({ url: '/quiet-fails', headers: { 'x-request-id': 'req-q1' } });
+      expect(res.statusCode).toBe(500);
+      expect(lines).toEqual([expect.objectContaining({ level: 'error', reqId: 'req-q1', msg: 'broken quiet handler' })]);
+      lines.length = 0;
+      await app.inject({ url: '/quiet-stream', headers: { 'x-request-id': 'req-q2' } }).catch(() => undefined);
+      expect(lines).toEqual([expect.objectContaining({ level: 'error', reqId: 'req-q2', msg: 'stream broke' })]);
+      await app.close();
+    });
+
+    it('gives a request its lazy logger once, on ensure, and leaves one that has a logger alone', async () => {
+      const { app, logging } = await quietApp('log');
+      const request = { id: 'r-1', log: app.log as unknown };
+      const reply = { log: app.log as unknown };
+      logging.ensure(request, reply);
+      expect(request.log).toBeInstanceOf(LazyRequestLogger);
+      expect(reply.log).toBe(request.log);
+      const made = request.log;
+      logging.ensure(request, reply);
+      expect(request.log).toBe(made);
+      expect(fastifyLoggingOf(app)).toBe(logging);
+      await app.close();
+    });
+
+    it('logs each request at debug as any other route', async () => {
+      const { app, lines, seen } = await quietApp('debug');
+      await app.inject({ url: '/quiet', headers: { 'x-request-id': 'req-q3' } });
+      expect(seen[0]).not.toBe(app.log);
+      expect(lines.filter((l) => l.reqId === 'req-q3').length).toBeGreaterThanOrEqual(2);
+      await app.close();
+    });
+  });
+
+  it('refuses a second install', () => {
+    const logging = new FastifyLogging('log', createRootLogger('log', capture().stream));
+    logging.install(Fastify(logging.options) as unknown as LoggingHost);
+    expect(() => logging.install(Fastify(logging.options) as unknown as LoggingHost)).toThrow(/already installed/);
   });
 
   it('is what Nest Logger instances write to once installed', () => {
