@@ -1,7 +1,7 @@
 import { DynamicModule, NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Logger as PinoLogger } from 'pino';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
@@ -40,8 +40,10 @@ export async function createApp(
     bodyLimit: config.http.bodyLimit,
     routerOptions: { maxParamLength: 512 },
     // Router errors (a malformed %-escape, a path parameter over maxParamLength) in our shape too.
-    frameworkErrors: (error: Error, _request: unknown, reply: unknown) => {
-      void sendError(reply as FastifyReply, error);
+    // Their requests' context is made with Fastify itself, before logging.install: their logger too.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      logging.ensure(request, reply);
+      void sendError(reply, error);
     },
     // Behind a load balancer: keep-alive longer than typical LB idle timeouts.
     keepAliveTimeout: 65_000,
@@ -52,7 +54,8 @@ export async function createApp(
     // A middleware added later fails the start with a message saying so (refuseMiddleware).
     skipMiddie: true,
   });
-  // request.log made on first use; none at all on the direct routes (logging/fastify-logging.ts).
+  // request.log made on first use for the routes added from here on; none at all on the direct
+  // routes (logging/fastify-logging.ts).
   logging.install(adapter.getInstance<LoggingHost>());
   refuseMiddleware(adapter);
   // Nest's no-op onResponse hook would put two listeners on every response (common/response-hook-trim.ts).

@@ -64,13 +64,13 @@ export class FastifyLogging {
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => string;
   };
   private readonly requestRoot: PinoLogger;
-  private installed: { fastifyDefault: ChildLoggerFactory; silent: unknown } | undefined;
+  private installed: { fastifyDefault: ChildLoggerFactory | undefined; silent: unknown } | undefined;
 
   constructor(level: Level, root: PinoLogger) {
     const nextRequestId = requestIds();
     const perRequest = level === 'debug' || level === 'verbose';
     // Fastify logs each request at info: request loggers start at warn unless LOG_LEVEL is debug/verbose.
-    this.requestRoot = perRequest ? root : root.child({}, { level: 'warn', serializers: REQUEST_SERIALIZERS });
+    this.requestRoot = root.child({}, perRequest ? { serializers: REQUEST_SERIALIZERS } : { level: 'warn', serializers: REQUEST_SERIALIZERS });
     this.options = {
       ...(perRequest ? { loggerInstance: root } : {}),
       logController: new AppLogController(this, !perRequest),
@@ -93,12 +93,18 @@ export class FastifyLogging {
       ? this.requestRoot.child(bindings, opts)
       : new LazyRequestLogger(this.requestRoot, bindings);
 
-  /** Sets the request loggers of a Fastify instance: call once, before any route is added. */
+  /**
+   * Sets the request loggers of a Fastify instance: call once, before any route is added. The
+   * contexts Fastify makes in its constructor (its router errors', `frameworkErrors`) keep its
+   * factory: their handlers call `ensure`.
+   */
   install(fastify: LoggingHost): void {
     if (this.installed !== undefined) {
       throw new Error('FastifyLogging.install: already installed');
     }
-    this.installed = { fastifyDefault: fastify.childLoggerFactory, silent: fastify.log };
+    // Only Fastify's own factory lets it skip the logger (route.js): any other, and routes keep ours.
+    const current = fastify.childLoggerFactory;
+    this.installed = { fastifyDefault: current.name === 'defaultChildLoggerFactory' ? current : undefined, silent: fastify.log };
     fastify.setChildLoggerFactory(this.childLoggerFactory);
     (fastify as unknown as Record<symbol, unknown>)[INSTALLED] = this;
   }
@@ -113,6 +119,17 @@ export class FastifyLogging {
     if (this.installed === undefined || request.log !== this.installed.silent) {
       return;
     }
+    this.make(request, reply);
+  }
+
+  /** `ensure`, when a line at `level` would be written (Fastify's info lines below debug are not). */
+  ensureAt(level: pino.Level, request: Logged & { id: string }, reply: Logged): void {
+    if (this.requestRoot.isLevelEnabled(level)) {
+      this.ensure(request, reply);
+    }
+  }
+
+  private make(request: Logged & { id: string }, reply: Logged): void {
     const log = this.childLoggerFactory(undefined, { [this.options.logController.requestIdLogLabel]: request.id }, {});
     request.log = log;
     reply.log = log;
@@ -146,27 +163,27 @@ class AppLogController extends LogController {
     }
   }
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
-    this.logging.ensure(request, reply);
+    this.logging.ensureAt(error ? 'error' : 'info', request, reply);
     super.requestCompleted(error, request, reply, metadata);
   }
   override defaultErrorLog(error: Error, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
-    this.logging.ensure(request, reply);
+    this.logging.ensureAt(reply.statusCode >= 500 ? 'error' : 'info', request, reply);
     super.defaultErrorLog(error, request, reply, metadata);
   }
   override streamError(error: Error, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
-    this.logging.ensure(request, reply);
+    this.logging.ensureAt((error as { code?: unknown }).code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'info' : 'warn', request, reply);
     super.streamError(error, request, reply, metadata);
   }
   override routeNotFound(request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
-    this.logging.ensure(request, reply);
+    this.logging.ensureAt('info', request, reply);
     super.routeNotFound(request, reply, metadata);
   }
   override writeHeadError(error: Error, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
-    this.logging.ensure(request, reply);
+    this.logging.ensureAt('warn', request, reply);
     super.writeHeadError(error, request, reply, metadata);
   }
   override serializerError(error: Error, request: FastifyRequest, reply: FastifyReply, metadata: { statusCode: number }): void {
-    this.logging.ensure(request, reply);
+    this.logging.ensureAt('error', request, reply);
     super.serializerError(error, request, reply, metadata);
   }
 }

@@ -16,8 +16,10 @@ export interface DirectRouteOptions {
    * Whether Fastify makes a `request.log` for each request. By default only when the method is
    * given the request or the reply (`@Req()`, `@Res()`), which it may log through. `false`: never,
    * for a method that logs with Nest's Logger (below LOG_LEVEL=debug `request.log`/`reply.log` are
-   * then Fastify's silent logger in the method); Fastify's own lines about a request still get one
-   * (logging/fastify-logging.ts). About 1 µs of a queue-ID request (docs/performance.md).
+   * then Fastify's silent logger in the method). Fastify's own lines about a request still get one
+   * (logging/fastify-logging.ts), except the warnings it writes straight to `reply.log` while a
+   * method writes the reply itself (a second send, a stream that breaks): not for such a method.
+   * About 1 µs of a queue-ID request (docs/performance.md).
    */
   requestLogger?: boolean;
 }

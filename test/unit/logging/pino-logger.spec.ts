@@ -213,6 +213,28 @@ describe('structured logs', () => {
     });
   });
 
+  it('makes the logger for a line that would be written only (ensureAt)', () => {
+    const logging = new FastifyLogging('log', createRootLogger('log', capture().stream));
+    const app = Fastify(logging.options);
+    logging.install(app as unknown as LoggingHost);
+    const request = { id: 'r-2', log: app.log as unknown };
+    const reply = { log: app.log as unknown };
+    logging.ensureAt('info', request, reply);
+    expect(request.log).toBe(app.log);
+    logging.ensureAt('warn', request, reply);
+    expect(request.log).toBeInstanceOf(LazyRequestLogger);
+  });
+
+  it("offers no logger-free routes over a Fastify whose factory is not Fastify's own", () => {
+    const logging = new FastifyLogging('log', createRootLogger('log', capture().stream));
+    const app = Fastify({ ...logging.options, childLoggerFactory: (logger, bindings) => logger.child(bindings) });
+    logging.install(app as unknown as LoggingHost);
+    expect(logging.withoutRequestLogger).toBeUndefined();
+    const unused = new FastifyLogging('log', createRootLogger('log', capture().stream));
+    unused.install(Fastify(unused.options) as unknown as LoggingHost);
+    expect(unused.withoutRequestLogger).toBeDefined();
+  });
+
   it('refuses a second install', () => {
     const logging = new FastifyLogging('log', createRootLogger('log', capture().stream));
     logging.install(Fastify(logging.options) as unknown as LoggingHost);
