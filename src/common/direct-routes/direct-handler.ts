@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { tracingChannel } from 'node:diagnostics_channel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { markNoted } from '../app-hooks';
 import { prepareError, sendError } from '../error.filter';
 import { DirectInvoker } from './direct-route-args';
 import { OwnHooks, TakenOver } from './direct-lifecycle';
@@ -215,6 +216,8 @@ export function directRoute(
 function toSend(payload: unknown, request: Request, reply: FastifyReply, hooks: OwnHooks): unknown {
   const body = !reply.sent && serialized(payload, reply) ? reply.serialize(payload) : payload;
   hooks.note(request, reply);
+  // Fastify sends it: the error reply of a send that fails is not noted again.
+  markNoted(reply);
   return body;
 }
 
@@ -241,8 +244,10 @@ function serialized(payload: unknown, reply: FastifyReply): boolean {
   return String(type).includes('json');
 }
 
-/** A send that threw: to Fastify's error handling, whose last handler always answers (never thrown on). */
+/** A send that threw (its reply noted): to Fastify's error handling, whose last handler always answers (never thrown on). */
 function handOver(err: unknown, reply: FastifyReply): void {
+  // Noted already: the error reply that follows is not noted again.
+  markNoted(reply);
   try {
     void reply.send(err instanceof Error ? err : new Error(String(err)));
   } catch (again) {

@@ -10,7 +10,10 @@ export interface OwnHooks {
    * check refused it (the caller sends it, as an error reply of the route).
    */
   admit(request: FastifyRequest, reply: FastifyReply): boolean | Error;
-  /** The onSend work, to run just before each reply of the route is sent (error replies too). */
+  /**
+   * The onSend work, to run just before each reply of the route is sent (error replies too): not
+   * for a reply marked noted (`markNoted`, app-hooks.ts); the reply is not marked.
+   */
   note(request: FastifyRequest, reply: FastifyReply): void;
 }
 
@@ -154,7 +157,7 @@ function ownHooks(hooks: AppHooks, routable: ((url: string) => boolean) | undefi
       return hooks.check(request, reply) ?? true;
     },
     note(request, reply) {
-      hooks.note(request, reply);
+      hooks.noteUnmarked(request, reply);
     },
   };
 }
