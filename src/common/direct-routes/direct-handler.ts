@@ -65,6 +65,17 @@ export function directRoute(
   const ours = (request: Request): OwnHooks | undefined =>
     taken !== undefined && (request as unknown as Record<symbol, unknown>)[ownKey!] === ownContext ? taken.own : undefined;
 
+  /** The reply's notes, then its send; a send that throws goes to Fastify's error handling (as wrap-thenable.js). */
+  const noteAndSend = (body: unknown, request: Request, reply: FastifyReply, hooks: OwnHooks): void => {
+    hooks.note(request, reply);
+    try {
+      void reply.send(body);
+    } catch (err) {
+      ensureLogger(request, reply);
+      handOver(err, reply);
+    }
+  };
+
   /**
    * A failure of a request whose hooks this handler runs: its error reply, noted, then sent. After
    * the reply went out there is nothing to answer (as wrap-thenable.js: logged).
@@ -74,14 +85,7 @@ export function directRoute(
       log.error(`${route.name} failed after its reply was sent: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
-    const body = prepareError(reply, error, request.id);
-    hooks.note(request, reply);
-    try {
-      void reply.send(body);
-    } catch (err) {
-      ensureLogger(request, reply);
-      handOver(err, reply);
-    }
+    noteAndSend(prepareError(reply, error, request.id), request, reply, hooks);
   };
 
   const emptyParam = (request: Request): boolean => {
@@ -103,8 +107,7 @@ export function directRoute(
   /**
    * What the method gave, sent, noted just before. A method that sent the reply itself (through a
    * passthrough reply) is noted after the fact. A payload Fastify would serialize is serialized
-   * first, so that a failure is an error reply that is noted instead (as Fastify's own send). A send
-   * that throws goes to Fastify's error handling (as wrap-thenable.js).
+   * first, so that a failure is an error reply that is noted instead (as Fastify's own send).
    */
   const send = (payload: unknown, request: Request, reply: FastifyReply, hooks: OwnHooks): void => {
     if (reply.sent) {
@@ -120,13 +123,7 @@ export function directRoute(
         return;
       }
     }
-    hooks.note(request, reply);
-    try {
-      void reply.send(body);
-    } catch (err) {
-      ensureLogger(request, reply);
-      handOver(err, reply);
-    }
+    noteAndSend(body, request, reply, hooks);
   };
 
   const withOwnHooks = (request: Request, reply: FastifyReply, hooks: OwnHooks): unknown => {
