@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorKind, IdGenError } from '../common/id-gen.error';
 import { AppRegistry, ShardConfig } from './core/app-registry';
-import { acceptEntries, batchBody, plainIndexOf, queueIdOf, queueIdString } from './core/queue-batch';
+import { acceptEntries, batchBody, queueIdOf, queueIdString } from './core/queue-batch';
 import { lowNumber, shardOf } from './core/queue-id-layout';
-import { QueueLists } from './core/queue-lists';
+import { PoppedIndexes, QueueLists } from './core/queue-lists';
 import { RETRY_TIME } from './core/refill-policy';
 import { AppRegistrySync } from './app-registry-sync.service';
 import { BackgroundRefills } from './refill/background-refills';
@@ -42,15 +42,17 @@ export class QueueIdService {
   /**
    * One ID as its decimal string (the single get), the same ID `get(appId, gatePass, 1)` gives.
    * The common case — the shard in the registry, pops not confirmed by replicas, a plain pop
-   * allowed (RequestPops.plainPopOne), a valid index popped — is one pop and one continuation;
-   * anything else goes the general way, from wherever the common case left it.
+   * allowed (RequestPops.plainPopIndex), a valid index popped — is one pop and one continuation;
+   * anything else goes the general way, from wherever the common case left it. On a standalone
+   * Redis the pop is `LPOP key 1` on the pop connection, read straight into an index
+   * (raw-batch-pop.ts): no ioredis command, pipeline or Buffer per request.
    */
   getOneText(appId: number, gatePass: string): Promise<string> {
     const shardId = shardOf(gatePass);
     const shard = this.knownShard(appId, shardId);
-    let popped: Promise<Uint8Array | null> | null;
+    let popped: Promise<PoppedIndexes> | null;
     try {
-      popped = shard !== undefined && !this.lists.confirmsPops ? this.pops.plainPopOne({ appId, shardId }) : null;
+      popped = shard !== undefined && !this.lists.confirmsPops ? this.pops.plainPopIndex({ appId, shardId }, shard.maxIndex) : null;
     } catch (err) {
       // A client that throws instead of rejecting (ioredis' Cluster pipelining with no node for a slot).
       return Promise.reject(this.backendError(err));
@@ -59,12 +61,11 @@ export class QueueIdService {
       return this.get(appId, gatePass, 1).then(firstText);
     }
     return popped.then(
-      (entry) => {
-        const index = entry === null ? -1 : plainIndexOf(entry, Number(shard!.maxIndex));
-        if (index >= 0) {
-          return queueIdString(index, lowNumber(appId, shardId), shardId, appId);
+      (result) => {
+        if (result.indexes.length === 1) {
+          return queueIdString(result.indexes[0], lowNumber(appId, shardId), shardId, appId);
         }
-        return this.afterOddPop(entry, appId, shardId, shard!).then(firstText);
+        return this.afterOddPop(result, appId, shardId, shard!).then(firstText);
       },
       (err: unknown) => {
         throw this.backendError(err);
@@ -72,16 +73,16 @@ export class QueueIdService {
     );
   }
 
-  /** The common case's pop found the list empty, or an entry acceptEntries must judge: on as `get`. */
-  private afterOddPop(entry: Uint8Array | null, appId: number, shardId: number, shard: ShardConfig): Promise<bigint[]> {
-    const out: number[] = [];
-    let exhausted = false;
-    if (entry === null) {
+  /**
+   * The common case's pop found the list empty, or its entry was dropped (malformed, or above the
+   * shard's limit: exhausted): on as `get`.
+   */
+  private afterOddPop(popped: PoppedIndexes, appId: number, shardId: number, shard: ShardConfig): Promise<bigint[]> {
+    if (!popped.overLimit && popped.malformed === 0) {
       this.pops.poppedNothing({ appId, shardId });
-    } else {
-      exhausted = this.accept([entry], shard, out, appId, shardId);
     }
-    return this.finishTake(appId, shardId, shard, 1, out, exhausted, -1).then((indexes) =>
+    this.logMalformed(popped.malformed, appId, shardId);
+    return this.finishTake(appId, shardId, shard, 1, [], popped.overLimit, -1).then((indexes) =>
       indexes.map((index) => queueIdOf(index, shardId, appId)),
     );
   }

@@ -36,6 +36,18 @@ export class RequestPops {
     return this.lists.popOne(shard.appId, shard.shardId);
   }
 
+  /**
+   * plainPopOne for the single get's common case: `LPOP key 1` read into an index as a batch's
+   * entries are (QueueLists.popIndexes: on the pop connection of a standalone Redis). Null as
+   * plainPopOne; an empty pop must be reported with `poppedNothing`.
+   */
+  plainPopIndex(shard: ShardRef, maxIndex: bigint): Promise<PoppedIndexes> | null {
+    if (this.queue.refillAhead && !this.reads.tryPlain(shard.appId, shard.shardId)) {
+      return null;
+    }
+    return this.lists.popIndexes(shard.appId, shard.shardId, 1, maxIndex, false);
+  }
+
   /** A plain pop found the list empty: its length is unknown again (the next pop reads it). */
   poppedNothing(shard: ShardRef): void {
     if (this.queue.refillAhead) {

@@ -13,8 +13,9 @@ export function countBatchPops(app: INestApplicationContext): BatchPopCount {
   const connection = app.get<RawBatchPop | null>(BATCH_POP_CONNECTION);
   const count = { enabled: connection !== null, served: 0 };
   if (connection) {
-    const pop = connection.pop.bind(connection);
-    jest.spyOn(connection, 'pop').mockImplementation(async (...args) => {
+    // Every pop goes through popWith (pop builds the request, the single get gives it built).
+    const pop = connection.popWith.bind(connection);
+    jest.spyOn(connection, 'popWith').mockImplementation(async (...args) => {
       const popped = await pop(...args);
       count.served++;
       return popped;

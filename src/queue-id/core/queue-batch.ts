@@ -86,27 +86,6 @@ export function acceptEntries(
   return { overLimit, malformed };
 }
 
-/**
- * The index of one popped entry when acceptEntries would keep it without a second look: 1..15
- * digits, at most `max`. -1 otherwise (malformed, above the limit, 16 digits): the caller then
- * lets acceptEntries decide.
- */
-export function plainIndexOf(entry: Uint8Array, max: number): number {
-  const length = entry.length;
-  if (length === 0 || length > EXACT_DIGITS) {
-    return -1;
-  }
-  let n = 0;
-  for (let i = 0; i < length; i++) {
-    const c = entry[i];
-    if (c < 48 || c > 57) {
-      return -1;
-    }
-    n = n * 10 + (c - 48);
-  }
-  return n <= max ? n : -1;
-}
-
 /** The ID of an accepted index (≤ MAX_INDEX), as composeQueueId. */
 export function queueIdOf(index: number, shardId: number, appId: number): bigint {
   return composeQueueId(BigInt(index), shardId, appId);

@@ -78,13 +78,20 @@ export class RawBatchPop {
    * reply to the LLEN, or a connection lost after the pop's reply, leaves the length -1.
    */
   pop(key: string, n: number, maxIndex: bigint, withLength: boolean): Promise<RawPopped> {
+    return this.popWith(lpopRequest(key, n, withLength), n, maxIndex, withLength);
+  }
+
+  /**
+   * `pop` with its request given as lpopRequest(key, n, withLength) made it (built once by a caller
+   * that pops the same list again and again: the single get, redis-queue-lists.ts).
+   */
+  popWith(request: string, n: number, maxIndex: bigint, withLength: boolean): Promise<RawPopped> {
     let link: Link;
     try {
       link = this.connection();
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    const request = lpopRequest(key, n, withLength);
     return new Promise<RawPopped>((outerResolve, outerReject) => {
       // Settled once: by the reply, or by the deadline (then the connection goes, with every pop on it).
       let settled = false;

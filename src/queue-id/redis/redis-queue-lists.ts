@@ -4,9 +4,11 @@ import { deleteKeys, lengthsOf } from '../../infra/redis/redis-key-ops';
 import { REDIS, RedisClient } from '../../infra/redis/redis.tokens';
 import { QueueKeys } from '../core/queue-keys';
 import { acceptEntries } from '../core/queue-batch';
+import { MAX_APP_ID, SHARD_COUNT } from '../core/queue-id-layout';
 import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome, StoredLimit } from '../core/queue-lists';
 import { popWithLength } from './pop-with-length';
 import { BATCH_POP_CONNECTION, RawBatchPop } from './raw-batch-pop';
+import { lpopRequest } from './resp/resp-encode';
 import { ReplicaAckService } from './replica-ack.service';
 import { applyLimit, dropLimit, readLimit, readLimits } from './list-limits';
 import { raiseMarker } from './raise-marker';
@@ -26,6 +28,8 @@ const LIMITS_PER_SCRIPT = 1000;
 @Injectable()
 export class RedisQueueLists extends QueueLists implements OnApplicationShutdown {
   readonly confirmsPops: boolean;
+  /** The single get's `LPOP key 1` per list (appId × SHARD_COUNT + shardId), made on its first pop ('' until then). */
+  private readonly singlePops: string[] = new Array<string>((MAX_APP_ID + 1) * SHARD_COUNT).fill('');
 
   /** `batchPop`: the batch pop's own connection, or null (raw-batch-pop.ts: createBatchPopConnection). */
   constructor(
@@ -82,14 +86,26 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
   }
 
   /**
-   * A batch pop read straight into indexes on the batch pop's own connection when there is one;
-   * through ioredis (Buffers, then acceptEntries) on Sentinel and Cluster.
+   * A pop read straight into indexes on the pop connection when there is one (its promise returned
+   * as it is: the single get's hot path; `LPOP key 1` built once per list); through ioredis
+   * (Buffers, then acceptEntries) on Sentinel and Cluster.
    */
-  async popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {
-    const key = this.keys.list(appId, shardId);
-    if (this.batchPop) {
-      return this.batchPop.pop(key, n, maxIndex, withLength);
+  popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {
+    const batchPop = this.batchPop;
+    if (batchPop === null) {
+      return this.popIndexesViaClient(appId, shardId, n, maxIndex, withLength);
     }
+    if (n === 1 && !withLength) {
+      const slot = appId * SHARD_COUNT + shardId;
+      const request = this.singlePops[slot];
+      if (request !== undefined) {
+        return batchPop.popWith(request !== '' ? request : (this.singlePops[slot] = lpopRequest(this.keys.list(appId, shardId), 1, false)), 1, maxIndex, false);
+      }
+    }
+    return batchPop.pop(this.keys.list(appId, shardId), n, maxIndex, withLength);
+  }
+
+  private async popIndexesViaClient(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {
     const { entries, length } = withLength ? await this.popThenLength(appId, shardId, n) : { entries: await this.pop(appId, shardId, n), length: -1 };
     const indexes: number[] = [];
     const { overLimit, malformed } = acceptEntries(entries, maxIndex, indexes);

@@ -8,10 +8,11 @@ import { ReplyCutProxy } from '../../support/reply-cut-proxy';
 import { TEST_REDIS_URL, TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
 /**
- * The batch pop's own connection (raw-batch-pop.ts) on a real Redis: a reply cut in the middle
- * gives BACKEND_UNAVAILABLE and loses the popped entries (a gap), the next request reconnects and
- * gets the entries after them; no ID is returned twice, none out of order. AUTH and SELECT of
- * REDIS_URL go first on the connection.
+ * The pop connection of batches and single gets (raw-batch-pop.ts, decisions 0017 and 0041) on a
+ * real Redis: a reply cut in the middle gives BACKEND_UNAVAILABLE and loses the popped entries (a
+ * gap), the next request reconnects and gets the entries after them; no ID is returned twice, none
+ * out of order. A single get's malformed and over-limit entries are answered as get(…, 1) answers
+ * them. AUTH and SELECT of REDIS_URL go first on the connection.
  */
 const APP = 9;
 const GATE_PASS = 'bob';
@@ -77,6 +78,77 @@ describe('raw batch pop connection', () => {
       expect(pops.served).toBe(served + 1);
       expect(await env.redis.llen(listKey())).toBe(2 * BATCH);
       expect(new Set([...first, ...third]).size).toBe(2 * BATCH);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.each([
+    ['refill ahead off', { QUEUE_REFILL_AHEAD: 'false' }, 12],
+    ['refill ahead on, after a batch read the length', {}, 12],
+    ['cut right after the array header', { QUEUE_REFILL_AHEAD: 'false' }, 4],
+  ])('single get, %s: pops on this connection; a reply cut mid-way is a 503 and a gap', async (name, extra, keep) => {
+    const url = new URL(TEST_REDIS_URL);
+    url.port = String(proxy.port);
+    url.hostname = '127.0.0.1';
+    const app = await startApp(env.config({ ...extra, REDIS_URL: url.toString() }));
+    try {
+      const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'raw-pop', step: 1000 } });
+      expect([200, 201]).toContain(created.status);
+      const indexes = Array.from({ length: 3 * BATCH }, (_, i) => FIRST + i);
+      await env.redis.multi().del(listKey()).rpush(listKey(), ...indexes.map(String)).exec();
+      const single = async (): Promise<string> => {
+        const res = await request(app, 'GET', `/api/id/${APP}?gatePass=${GATE_PASS}`);
+        expect(res.status).toBe(200);
+        return res.body;
+      };
+      let taken = 0;
+      if (name.includes('after a batch')) {
+        expect(await batch(app)).toEqual(indexes.slice(0, BATCH).map(idOf));
+        taken = BATCH;
+      }
+      const pops = countBatchPops(app);
+      const got = [await single(), await single()];
+      expect(got).toEqual(indexes.slice(taken, taken + 2).map(idOf));
+      expect(pops.served).toBe(2);
+
+      // `LPOP key 1`: the server pops one entry, the client gets `keep` bytes of `*1\r\n$7\r\n5001002\r\n`.
+      const cut = proxy.cutOnce((req) => req.includes(`LPOP\r\n$${Buffer.byteLength(listKey())}\r\n${listKey()}\r\n$1\r\n1\r\n`), keep);
+      const failed = await request(app, 'GET', `/api/id/${APP}?gatePass=${GATE_PASS}`);
+      expect(await cut).toBe(keep);
+      expectError(failed, 503, -109);
+
+      // Reconnected: the entry after the lost one, never the lost one, never twice.
+      got.push(await single());
+      expect(got[2]).toBe(idOf(indexes[taken + 3]));
+      expect(pops.served).toBe(3);
+      expect(await env.redis.llen(listKey())).toBe(3 * BATCH - taken - 4);
+      expect(new Set(got).size).toBe(3);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('single get: a malformed entry is dropped and one above the limit exhausts the shard, as get(…, 1)', async () => {
+    const app = await startApp(env.config({ QUEUE_REFILL_AHEAD: 'false' }));
+    // An app of its own: its limit differs from the one the tests above created.
+    const appId = APP + 1;
+    const key = `${env.keyPrefix}idList_${appId}_${SHARD}`;
+    const id = (index: number): string => composeQueueId(BigInt(index), SHARD, appId).toString();
+    try {
+      const maxLimitId = composeQueueId(BigInt(FIRST + 10), SHARD, appId).toString();
+      const created = await request(app, 'POST', '/admin/apps', { body: { appId, appName: 'raw-pop-limit', step: 1000, maxLimitId } });
+      expect([200, 201]).toContain(created.status);
+      await env.redis.multi().del(key).rpush(key, String(FIRST), 'x1', String(FIRST + 1), String(FIRST + 11), String(FIRST + 2)).exec();
+      const pops = countBatchPops(app);
+      const answers: Array<string | number> = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await request(app, 'GET', `/api/id/${appId}?gatePass=${GATE_PASS}`);
+        answers.push(res.status === 200 ? res.body : `${res.status} ${res.json<{ code: number }>().code}`);
+      }
+      // 'x1' dropped (the get goes on to the next entry); FIRST + 11 above the limit: 410 QUEUE_EXHAUSTED.
+      expect(answers).toEqual([id(FIRST), id(FIRST + 1), '410 -5']);
+      expect(pops.served).toBeGreaterThanOrEqual(3);
     } finally {
       await app.close();
     }

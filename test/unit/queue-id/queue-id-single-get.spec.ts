@@ -1,7 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { acceptEntries, plainIndexOf } from '../../../src/queue-id/core/queue-batch';
 import { composeQueueId } from '../../../src/queue-id/core/queue-id-layout';
-import { seededRandom } from '../../support/seeded-random';
 import { errorKindOf, gatePassFor, queueFixture } from './queue-fixture';
 
 const APP = 3;
@@ -84,7 +82,7 @@ describe('QueueIdService.getOneText (the single get route): the same answers as 
     await f.addApp(APP, 4);
     f.lists.append(APP, SHARD, ...Array.from({ length: 600 }, (_, i) => String(1000 + i)));
     const reads = jest.spyOn(f.lists, 'popWithLength');
-    const plain = jest.spyOn(f.lists, 'popOne');
+    const plain = jest.spyOn(f.lists, 'popIndexes');
     await f.service.getOneText(APP, gatePass); // reads the length: a budget is earned
     await f.service.getOneText(APP, gatePass); // plain
     expect([reads.mock.calls.length, plain.mock.calls.length]).toEqual([1, 1]);
@@ -101,7 +99,7 @@ describe('QueueIdService.getOneText (the single get route): the same answers as 
   it('answers 503 BACKEND_UNAVAILABLE when the client throws instead of rejecting', async () => {
     const f = queueFixture();
     await f.addApp(APP, 4);
-    jest.spyOn(f.lists, 'popOne').mockImplementation(() => {
+    jest.spyOn(f.lists, 'popIndexes').mockImplementation(() => {
       throw new TypeError("Cannot read properties of undefined (reading 'join')");
     });
     expect(await errorKindOf(f.service.getOneText(APP, gatePass))).toBe('BACKEND_UNAVAILABLE');
@@ -121,33 +119,5 @@ describe('QueueIdService.getOneText (the single get route): the same answers as 
     const viaText = await errorKindOf(f.service.getOneText(APP, gatePass));
     expect(viaText).toBe(await errorKindOf(f.service.get(APP, gatePass, 1)));
     expect(viaText).toBe('BACKEND_UNAVAILABLE');
-  });
-});
-
-describe('plainIndexOf', () => {
-  it('keeps exactly what acceptEntries keeps of 1..15-digit entries, else -1', () => {
-    const samples = ['0', '7', '00', '0007', '123456789012345', '999999999999999', '', 'x', '1x', '-1', ' 1', '1234567890123456', '12345678901234567'];
-    const random = seededRandom(27);
-    for (let i = 0; i < 2000; i++) {
-      const length = 1 + Math.floor(random() * 17);
-      let s = '';
-      for (let k = 0; k < length; k++) {
-        s += random() < 0.03 ? '/:a'[Math.floor(random() * 3)] : String(Math.floor(random() * 10));
-      }
-      samples.push(s);
-    }
-    for (const max of [-1, 0, 100, 2 ** 39 - 1, 2 ** 49 - 1]) {
-      for (const s of samples) {
-        const bytes = Buffer.from(s, 'latin1');
-        const kept: number[] = [];
-        acceptEntries([bytes], BigInt(max), kept);
-        const plain = plainIndexOf(bytes, max);
-        if (plain >= 0) {
-          expect([s, kept]).toEqual([s, [plain]]);
-        } else if (s.length <= 15) {
-          expect([s, kept]).toEqual([s, []]);
-        }
-      }
-    }
   });
 });
