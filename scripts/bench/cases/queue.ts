@@ -38,26 +38,31 @@ export async function topUp(env: BenchEnv, port: number, appId: number, min: num
 }
 
 /**
- * Queue single get vs the bare ceiling (servers/bare-queue.ts: bare Fastify + ioredis with the
- * service's client options, auto-pipelining on, LPOP + compose, refilling its own lists on a
- * connection of its own). The two alternate in every round; the row's ratio is the target's.
+ * Queue single get vs the bare ceilings (servers/bare-queue.ts): the target's, bare Fastify + ioredis
+ * with the service's client options, auto-pipelining on, LPOP + compose, refilling its own lists on
+ * a connection of its own; and, since the service pops on a connection of its own (`LPOP key 1`
+ * read into an index, raw-batch-pop.ts), the same bare server popping that way (`BARE_POP=raw`):
+ * the strongest ceiling with the service's own client. The service runs between the two in every
+ * round (compare.ts: roundOrder), next to each; the first row's ratio is the target's.
  */
 export async function queueSingleCase(opts: BenchOptions, env: BenchEnv, log: (s: string) => void): Promise<Row[]> {
-  log('queue single get vs bare fastify + ioredis (auto-pipelining)');
+  log('queue single get vs bare fastify + ioredis (auto-pipelining), and vs bare fastify + the own pop connection');
   const service = await startService(env, opts.profileDir);
   const bare = await startCeiling('bare-queue.ts', env, opts.profileDir);
+  const bareRaw = await startCeiling('bare-queue.ts', env, opts.profileDir, { BARE_POP: 'raw', KEY_PREFIX: `${env.keyPrefix}raw.` }, 'bare-queue.ts (raw pop)');
   try {
     const step = 10_000;
     await admin(env, service.port, 'POST', '/admin/apps', { appId: SINGLE_APP, appName: 'bench-single', step });
     const paths = gatePassPerShard().map((g) => `/api/id/${SINGLE_APP}?gatePass=${encodeURIComponent(g)}`);
-    // The service's lists: enough for a run (at most ~60k req/s); the ceiling refills its own.
+    // The service's lists: enough for a run (at most ~60k req/s); the ceilings refill their own.
     const perRun = Math.ceil((60_000 * opts.durationS) / 64);
     const before = (): Promise<void> => topUp(env, service.port, SINGLE_APP, perRun);
-    const [svc, ceiling] = await measure(
+    const [ceiling, svc, rawCeiling] = await measure(
       opts,
       [
-        { server: service, paths, before },
         { server: bare, paths },
+        { server: service, paths, before },
+        { server: bareRaw, paths },
       ],
       log,
     );
@@ -71,11 +76,22 @@ export async function queueSingleCase(opts: BenchOptions, env: BenchEnv, log: (s
         },
         svc,
       ),
+      ...httpRows(
+        {
+          case: 'queue single get',
+          subject: 'shardleaf GET /api/id/1, vs the own-connection ceiling',
+          ceiling: { result: rawCeiling, name: 'bare fastify + the own pop connection (LPOP key 1)' },
+          note: 'the strongest ceiling with the client the service uses; no target of its own',
+        },
+        svc,
+      ),
       ...httpRows({ case: 'queue single get', subject: 'ceiling: bare fastify + ioredis (auto-pipelining) LPOP + compose' }, ceiling),
+      ...httpRows({ case: 'queue single get', subject: 'ceiling: bare fastify + own pop connection, LPOP key 1 + compose' }, rawCeiling),
     ];
   } finally {
     await service.stop();
     await bare.stop();
+    await bareRaw.stop();
   }
 }
 

@@ -13,13 +13,22 @@
  *   apps in BARE_APPS (default `1`) is filled with two steps (BARE_STEP, default 10,000 indexes)
  *   before it listens, and one step is pushed whenever a pop leaves a list below one step.
  *
- * Env: PORT, REDIS_URL, KEY_PREFIX, BARE_APPS, BARE_STEP, BARE_AUTO_PIPELINING.
+ * - `BARE_POP=raw`: the pops go over the service's own pop connection instead (src's RawBatchPop:
+ *   `LPOP key 1` as RESP bytes, the reply read into an index) and the ID is written as the service
+ *   writes it (queueIdString): the ceiling of the service's single get since it pops that way
+ *   (2026-11-27), the strongest one with the client the service uses.
+ *
+ * Env: PORT, REDIS_URL, KEY_PREFIX, BARE_APPS, BARE_STEP, BARE_AUTO_PIPELINING, BARE_POP.
  */
 import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import Redis from 'ioredis';
+import { redisUrlParts } from '../../../src/config/redis-config';
 import { BATCHED_WRITES } from '../../../src/infra/redis/redis-client.factory';
-import { SHARD_COUNT, composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
+import { queueIdString } from '../../../src/queue-id/core/queue-batch';
+import { MAX_INDEX, SHARD_COUNT, composeQueueId, lowNumber, shardOf } from '../../../src/queue-id/core/queue-id-layout';
+import { RawBatchPop } from '../../../src/queue-id/redis/raw-batch-pop';
+import { lpopRequest } from '../../../src/queue-id/redis/resp/resp-encode';
 
 // The very Fastify the service runs on (@nestjs/platform-fastify may carry its own copy).
 const fastifyPath = require.resolve('fastify', { paths: [dirname(require.resolve('@nestjs/platform-fastify'))] });
@@ -74,20 +83,45 @@ async function prefill(): Promise<void> {
 
 const app = Fastify({ keepAliveTimeout: 65_000 });
 
-app.get<{ Params: { appId: string }; Querystring: { gatePass: string } }>('/api/id/:appId', async (req, reply) => {
-  const appId = Number(req.params.appId);
-  const shardId = shardOf(req.query.gatePass);
-  const key = `${prefix}${appId}_${shardId}`;
-  const index = await redis.lpop(key);
-  if (index === null) {
-    return reply.code(503).send({ code: -4, error: 'QUEUE_EMPTY', message: 'empty' });
-  }
+/** After a pop of `key`: one step pushed when the list fell below one step (no push under way). */
+function popped(key: string): void {
   const list = lists.get(key);
   if (list !== undefined && --list.length < step && !list.refilling) {
     refill(key, list).catch((err: unknown) => console.error(err));
   }
-  return composeQueueId(BigInt(index), shardId, appId).toString();
-});
+}
+
+if (process.env.BARE_POP === 'raw') {
+  const pop = new RawBatchPop(redisUrlParts(url), 1000);
+  // Each list's `LPOP key 1` built once, as the service does (redis-queue-lists.ts).
+  const requests = new Array<string>(256 * SHARD_COUNT).fill('');
+  app.get<{ Params: { appId: string }; Querystring: { gatePass: string } }>('/api/id/:appId', async (req, reply) => {
+    const appId = Number(req.params.appId);
+    const shardId = shardOf(req.query.gatePass);
+    const key = `${prefix}${appId}_${shardId}`;
+    const slot = appId * SHARD_COUNT + shardId;
+    const request = requests[slot] !== '' ? requests[slot] : (requests[slot] = lpopRequest(key, 1, false));
+    const { indexes } = await pop.popWith(request, 1, MAX_INDEX, false);
+    if (indexes.length === 0) {
+      return reply.code(503).send({ code: -4, error: 'QUEUE_EMPTY', message: 'empty' });
+    }
+    popped(key);
+    return queueIdString(indexes[0], lowNumber(appId, shardId), shardId, appId);
+  });
+} else {
+
+  app.get<{ Params: { appId: string }; Querystring: { gatePass: string } }>('/api/id/:appId', async (req, reply) => {
+    const appId = Number(req.params.appId);
+    const shardId = shardOf(req.query.gatePass);
+    const key = `${prefix}${appId}_${shardId}`;
+    const index = await redis.lpop(key);
+    if (index === null) {
+      return reply.code(503).send({ code: -4, error: 'QUEUE_EMPTY', message: 'empty' });
+    }
+    popped(key);
+    return composeQueueId(BigInt(index), shardId, appId).toString();
+  });
+}
 
 const shutdown = (): void => {
   void app
