@@ -24,7 +24,7 @@ import { LoadResult, Generator, median, runLoadWith, wrkInstalled } from './lib/
 import { decidePlacement } from './lib/placement';
 import { ServerProc } from './lib/proc';
 import { startCeiling, startService } from './lib/service';
-import { gatePassPerShard, topUp } from './cases/queue';
+import { gatePassPerShard, topUp, topUpBare } from './cases/queue';
 
 /** User + system CPU of a process so far (µs). */
 function cpuMicros(pid: number): number {
@@ -100,7 +100,10 @@ async function pairFor(which: string, env: ReturnType<typeof benchEnv>): Promise
     return {
       subject: { name: 'shardleaf queue', server: service, paths },
       ceiling: { name: 'bare fastify + ioredis', server: bare, paths },
-      before: () => topUp(env, service.port, 1, 20_000),
+      before: async () => {
+        await topUp(env, service.port, 1, 20_000);
+        await topUpBare(bare.port, 30_000);
+      },
       stop: async () => {
         await service.stop();
         await bare.stop();

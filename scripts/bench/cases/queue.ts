@@ -37,6 +37,18 @@ export async function topUp(env: BenchEnv, port: number, appId: number, min: num
   }
 }
 
+/** bare-queue.ts's default step (BARE_STEP): it refills a list that falls below it. */
+const BARE_STEP = 10_000;
+
+/** Fills every list of a bare-queue.ts server to at least `min` (its `POST /top-up`). */
+export async function topUpBare(port: number, min: number): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${port}/top-up?min=${min}`, { method: 'POST' });
+  if (!res.ok) {
+    throw new Error(`bare-queue.ts top-up answered ${res.status}`);
+  }
+  await res.arrayBuffer();
+}
+
 /**
  * Queue single get vs the bare ceilings (servers/bare-queue.ts): the target's, bare Fastify + ioredis
  * with the service's client options, auto-pipelining on, LPOP + compose, refilling its own lists on
@@ -54,15 +66,17 @@ export async function queueSingleCase(opts: BenchOptions, env: BenchEnv, log: (s
     const step = 10_000;
     await admin(env, service.port, 'POST', '/admin/apps', { appId: SINGLE_APP, appName: 'bench-single', step });
     const paths = gatePassPerShard().map((g) => `/api/id/${SINGLE_APP}?gatePass=${encodeURIComponent(g)}`);
-    // The service's lists: enough for a run (at most ~60k req/s); the ceilings refill their own.
+    // The service's lists: enough for a run (at most ~60k req/s).
     const perRun = Math.ceil((60_000 * opts.durationS) / 64);
     const before = (): Promise<void> => topUp(env, service.port, SINGLE_APP, perRun);
+    // The ceilings' lists too, past one step (their refill point): no refill of theirs inside a run.
+    const ceilingBefore = (port: number) => (): Promise<void> => topUpBare(port, perRun + BARE_STEP);
     const [ceiling, svc, rawCeiling] = await measure(
       opts,
       [
-        { server: bare, paths },
+        { server: bare, paths, before: ceilingBefore(bare.port) },
         { server: service, paths, before },
-        { server: bareRaw, paths },
+        { server: bareRaw, paths, before: ceilingBefore(bareRaw.port) },
       ],
       log,
     );

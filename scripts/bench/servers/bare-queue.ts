@@ -11,7 +11,8 @@
  *   pops' pipeline. The lists are the ceiling's own (`<KEY_PREFIX>bare_<appId>_<shard>`, popped
  *   by this process only), so it knows their lengths without asking: each of the 64 lists of the
  *   apps in BARE_APPS (default `1`) is filled with two steps (BARE_STEP, default 10,000 indexes)
- *   before it listens, and one step is pushed whenever a pop leaves a list below one step.
+ *   before it listens, and one step is pushed whenever a pop leaves a list below one step;
+ *   `POST /top-up?min=N` fills every list to at least N first (the bench, before each run).
  *
  * - `BARE_POP=raw`: the pops go over the service's own pop connection instead (src's RawBatchPop:
  *   `LPOP key 1` as RESP bytes, the reply read into an index) and the ID is written as the service
@@ -82,6 +83,26 @@ async function prefill(): Promise<void> {
 }
 
 const app = Fastify({ keepAliveTimeout: 65_000 });
+
+/**
+ * `POST /top-up?min=N`: every list refilled (one step at a time) until it holds at least N. The
+ * bench calls it before each measured run, as it tops up the service's lists, so that the runs
+ * measure pops, not this server's refills (one RPUSH of 10,000 values encoded by ioredis costs
+ * milliseconds, all of them inside the run that happens to need it).
+ */
+app.post<{ Querystring: { min: string } }>('/top-up', async (req) => {
+  const min = Number(req.query.min);
+  for (const [key, list] of lists) {
+    while (list.length < min) {
+      if (list.refilling) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      } else {
+        await refill(key, list);
+      }
+    }
+  }
+  return 'ok';
+});
 
 /** After a pop of `key`: one step pushed when the list fell below one step (no push under way). */
 function popped(key: string): void {

@@ -33,6 +33,12 @@ export function popsWithoutLength(length: number, threshold: number): number {
  * run after it) are taken off it: the budget is what the list holds now as far as this instance
  * knows. With one instance the refill is triggered by the same pop as when every pop reads the
  * length; with up to POPPERS instances popping alike, no later than one read of each.
+ *
+ * On a standalone Redis the plain single pops and the batches go over the pop connection while a
+ * single get's reading pop (the script) goes through ioredis: pops in flight on the other
+ * connection may run on either side of a reading pop, so the budget may be off by the pops in
+ * flight at that moment. It only moves when a refill starts (by a few pops), never what is handed
+ * out: an empty list is refilled on demand either way.
  */
 export class LengthReads {
   private readonly budget = new Float64Array(SLOTS);

@@ -81,7 +81,7 @@ describe('batch path: the same IDs as the path before it', () => {
   }
 
   it.each([
-    ['refill ahead on (LPOP + LLEN)', {}],
+    ['refill ahead on (LPOP + LLEN)', { QUEUE_REFILL_AHEAD: 'true' }],
     ['refill ahead off (plain LPOP)', { QUEUE_REFILL_AHEAD: 'false' }],
   ])('%s: batch after batch on a list with gaps and out-of-order runs', async (_name, extra) => {
     const app = await startApp(env.config(extra));

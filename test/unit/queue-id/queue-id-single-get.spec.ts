@@ -96,6 +96,24 @@ describe('QueueIdService.getOneText (the single get route): the same answers as 
     expect(reads.mock.calls.length).toBe(2);
   });
 
+  it('keeps the length-read budget when a plain pop drops an entry (malformed: logged), forgets it only on an empty pop', async () => {
+    const f = queueFixture({ QUEUE_REFILL_AHEAD: 'true' });
+    await f.addApp(APP, 4);
+    f.lists.append(APP, SHARD, '1000', '1001', 'x', ...Array.from({ length: 600 }, (_, i) => String(1002 + i)));
+    const reads = jest.spyOn(f.lists, 'popWithLength');
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const poppedNothing = jest.spyOn(f.pops, 'poppedNothing');
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      ids.push(await f.service.getOneText(APP, gatePass)); // a length read, then plain pops (one finds 'x')
+    }
+    expect(ids).toEqual([1000, 1001, 1002, 1003].map((index) => composeQueueId(BigInt(index), SHARD, APP).toString()));
+    expect(reads.mock.calls.length).toBe(1);
+    expect(poppedNothing).not.toHaveBeenCalled();
+    expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([`dropped a malformed entry from the list of app ${APP} shard ${SHARD}`]);
+    warn.mockRestore();
+  });
+
   it('answers 503 BACKEND_UNAVAILABLE when the client throws instead of rejecting', async () => {
     const f = queueFixture();
     await f.addApp(APP, 4);
