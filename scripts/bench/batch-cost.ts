@@ -4,7 +4,7 @@
  *   toString, JSON.stringify (the request path before issue #11's batch work);
  * - ioredis: LPOP + LLEN in one round trip through ioredis (a Buffer per entry), acceptEntries
  *   (numbers), batchBody (the body from digits): the request path of issue #11;
- * - raw: the same commands on the batch pop's own connection (src/queue-id/raw-batch-pop.ts), the
+ * - raw: the same commands on the pop connection (src/queue-id/pop-connection.ts), the
  *   reply read straight into indexes (core/resp-pop-reader.ts), batchBody: the request path since.
  * Prints client CPU ns/ID (this process) and Redis CPU ns/ID (INFO commandstats) per round. Use a
  * Redis of its own: the list `bench:batch-cost` is created and deleted, and CONFIG RESETSTAT is run.
@@ -16,7 +16,7 @@ import { acceptEntries, batchBody } from '../../src/queue-id/core/queue-batch';
 import { composeQueueId, parseQueueEntry } from '../../src/queue-id/core/queue-id-layout';
 import { redisUrlParts } from '../../src/config/redis-config';
 import { popWithLength } from '../../src/queue-id/redis/pop-with-length';
-import { RawBatchPop } from '../../src/queue-id/redis/raw-batch-pop';
+import { PopConnection } from '../../src/queue-id/redis/pop-connection';
 
 const N = 1000;
 const KEY = 'bench:batch-cost';
@@ -57,7 +57,7 @@ async function newBatch(redis: Redis): Promise<number> {
   return batchBody(out, SHARD, APP).length;
 }
 
-let raw: RawBatchPop;
+let raw: PopConnection;
 
 /** #11's body: one string per ID, joined (kept here as the reference the Buffer body is measured against). */
 function stringBody(indexes: readonly number[], shardId: number, appId: number): string {
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     throw new Error('usage: batch-cost.ts redis://host:port [batches] [rounds]');
   }
   const redis = new Redis(url);
-  raw = new RawBatchPop(redisUrlParts(url), 2000);
+  raw = new PopConnection(redisUrlParts(url), 2000);
   const only = process.env.BATCH_COST_PATHS?.split(',');
   const batches = Number(batchesRaw ?? 2000);
   const rounds = Number(roundsRaw ?? 3);

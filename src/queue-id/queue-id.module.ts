@@ -20,7 +20,7 @@ import { QueueLeaseController } from './queue-lease.controller';
 import { QueueLeaseService } from './queue-lease.service';
 import { QueueStatus } from './queue-status';
 import { QueueStatePort, QueueStateReader } from './queue-state.port';
-import { BATCH_POP_CONNECTION, createBatchPopConnection } from './redis/raw-batch-pop';
+import { POP_CONNECTION, createPopConnection } from './redis/pop-connection';
 import { RedisQueueLists } from './redis/redis-queue-lists';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { QUEUE_CONFIG, QueueConfig, REDIS_CONFIG } from '../config/config-tokens';
@@ -48,9 +48,9 @@ import { ReplicaAckService } from './redis/replica-ack.service';
     // The lists behind their port: the services see QueueLists, only RedisQueueLists sees Redis.
     { provide: QueueLists, useClass: RedisQueueLists },
     {
-      provide: BATCH_POP_CONNECTION,
+      provide: POP_CONNECTION,
       inject: [REDIS, REDIS_CONFIG, ReplicaAckService],
-      useFactory: (redis: RedisClient, config: RedisConfig, replicaAck: ReplicaAckService) => createBatchPopConnection(redis, config, replicaAck.enabled),
+      useFactory: (redis: RedisClient, config: RedisConfig, replicaAck: ReplicaAckService) => createPopConnection(redis, config, replicaAck.enabled),
     },
     {
       provide: RefillAhead,

@@ -45,7 +45,7 @@ export class QueueIdService {
    * allowed (RequestPops.plainPopIndex), a valid index popped — is one pop and one continuation;
    * anything else goes the general way, from wherever the common case left it. On a standalone
    * Redis the pop is `LPOP key 1` on the pop connection, read straight into an index
-   * (raw-batch-pop.ts): no ioredis command, pipeline or Buffer per request.
+   * (pop-connection.ts): no ioredis command, pipeline or Buffer per request.
    */
   getOneText(appId: number, gatePass: string): Promise<string> {
     const shardId = shardOf(gatePass);

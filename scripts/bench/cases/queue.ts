@@ -53,7 +53,7 @@ export async function topUpBare(port: number, min: number): Promise<void> {
  * Queue single get vs the bare ceilings (servers/bare-queue.ts): the target's, bare Fastify + ioredis
  * with the service's client options, auto-pipelining on, LPOP + compose, refilling its own lists on
  * a connection of its own; and, since the service pops on a connection of its own (`LPOP key 1`
- * read into an index, raw-batch-pop.ts), the same bare server popping that way (`BARE_POP=raw`):
+ * read into an index, pop-connection.ts), the same bare server popping that way (`BARE_POP=raw`):
  * the strongest ceiling with the service's own client. The service runs between the two in every
  * round (compare.ts: roundOrder), next to each; the first row's ratio is the target's.
  */

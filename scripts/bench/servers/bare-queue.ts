@@ -14,7 +14,7 @@
  *   before it listens, and one step is pushed whenever a pop leaves a list below one step;
  *   `POST /top-up?min=N` fills every list to at least N first (the bench, before each run).
  *
- * - `BARE_POP=raw`: the pops go over the service's own pop connection instead (src's RawBatchPop:
+ * - `BARE_POP=raw`: the pops go over the service's own pop connection instead (src's PopConnection:
  *   `LPOP key 1` as RESP bytes, the reply read into an index) and the ID is written as the service
  *   writes it (queueIdString): the ceiling of the service's single get since it pops that way
  *   (2026-11-27), the strongest one with the client the service uses.
@@ -28,7 +28,7 @@ import { redisUrlParts } from '../../../src/config/redis-config';
 import { BATCHED_WRITES } from '../../../src/infra/redis/redis-client.factory';
 import { queueIdString } from '../../../src/queue-id/core/queue-batch';
 import { MAX_INDEX, SHARD_COUNT, composeQueueId, lowNumber, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { RawBatchPop } from '../../../src/queue-id/redis/raw-batch-pop';
+import { PopConnection } from '../../../src/queue-id/redis/pop-connection';
 import { lpopRequest } from '../../../src/queue-id/redis/resp/resp-encode';
 
 // The very Fastify the service runs on (@nestjs/platform-fastify may carry its own copy).
@@ -113,7 +113,7 @@ function popped(key: string): void {
 }
 
 if (process.env.BARE_POP === 'raw') {
-  const pop = new RawBatchPop(redisUrlParts(url), 1000);
+  const pop = new PopConnection(redisUrlParts(url), 1000);
   // Each list's `LPOP key 1` built once, as the service does (redis-queue-lists.ts).
   const requests = new Array<string>(256 * SHARD_COUNT).fill('');
   app.get<{ Params: { appId: string }; Querystring: { gatePass: string } }>('/api/id/:appId', async (req, reply) => {

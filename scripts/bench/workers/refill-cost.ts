@@ -17,7 +17,7 @@ import { IdAllocEntity } from '../../../src/queue-id/id-alloc.entity';
 import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { refillParts } from '../../../test/support/refill-parts';
 import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
-import { createBatchPopConnection } from '../../../src/queue-id/redis/raw-batch-pop';
+import { createPopConnection } from '../../../src/queue-id/redis/pop-connection';
 import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.service';
 
 interface Spec {
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   const repo = new IdAllocRepository(dataSource);
   const keys = new QueueKeys(spec.keyPrefix);
   const replicaAck = new ReplicaAckService(config.queue, redis);
-  const lists = new RedisQueueLists(redis, keys, replicaAck, createBatchPopConnection(redis, config.redis, replicaAck.enabled));
+  const lists = new RedisQueueLists(redis, keys, replicaAck, createPopConnection(redis, config.redis, replicaAck.enabled));
   const refill = refillParts(config.queue, { lists, keys, locks: new LockService(redis), repo, registry: new AppRegistry() }).shardRefill;
   const results: RefillCost[] = [];
   for (const [i, step] of spec.steps.entries()) {

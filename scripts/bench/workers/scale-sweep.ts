@@ -18,7 +18,7 @@ import { IdAllocRepository } from '../../../src/queue-id/id-alloc.repository';
 import { LowListSweep, SweepCounts } from '../../../src/queue-id/refill/low-list-sweep';
 import { refillParts } from '../../../test/support/refill-parts';
 import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
-import { createBatchPopConnection } from '../../../src/queue-id/redis/raw-batch-pop';
+import { createPopConnection } from '../../../src/queue-id/redis/pop-connection';
 import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.service';
 
 interface Spec {
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   registry.replace(await repo.findAll());
   const keys = new QueueKeys(spec.keyPrefix);
   const replicaAck = new ReplicaAckService(config.queue, redis);
-  const queueLists = new RedisQueueLists(redis, keys, replicaAck, createBatchPopConnection(redis, config.redis, replicaAck.enabled));
+  const queueLists = new RedisQueueLists(redis, keys, replicaAck, createPopConnection(redis, config.redis, replicaAck.enabled));
   const refill = refillParts(config.queue, { lists: queueLists, keys, locks: new LockService(redis), repo, registry }).sweep;
   const lists = registry.all().flatMap((app) => [...app.shards.keys()].map((shard) => keys.list(app.appId, shard)));
   for (let i = 0; i < lists.length; i += 1000) {

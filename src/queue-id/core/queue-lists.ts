@@ -95,7 +95,7 @@ export abstract class QueueLists {
    * The batch pop (n > 1, pops not confirmed by replicas): up to n entries, returned as the indexes
    * acceptEntries would keep of them with this `maxIndex`, in order; with `withLength`, the length
    * read just after (as popThenLength: not atomic). On a standalone Redis this reads the reply's
-   * bytes itself (raw-batch-pop.ts); the entries are never returned as bytes.
+   * bytes itself (pop-connection.ts); the entries are never returned as bytes.
    */
   abstract popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes>;
 

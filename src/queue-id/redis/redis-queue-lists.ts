@@ -7,7 +7,7 @@ import { acceptEntries } from '../core/queue-batch';
 import { MAX_APP_ID, SHARD_COUNT } from '../core/queue-id-layout';
 import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome, StoredLimit } from '../core/queue-lists';
 import { popWithLength } from './pop-with-length';
-import { BATCH_POP_CONNECTION, RawBatchPop } from './raw-batch-pop';
+import { POP_CONNECTION, PopConnection } from './pop-connection';
 import { lpopRequest } from './resp/resp-encode';
 import { ReplicaAckService } from './replica-ack.service';
 import { applyLimit, dropLimit, readLimit, readLimits } from './list-limits';
@@ -31,19 +31,19 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
   /** The single get's `LPOP key 1` per list (appId × SHARD_COUNT + shardId), made on its first pop ('' until then). */
   private readonly singlePops: string[] = new Array<string>((MAX_APP_ID + 1) * SHARD_COUNT).fill('');
 
-  /** `batchPop`: the batch pop's own connection, or null (raw-batch-pop.ts: createBatchPopConnection). */
+  /** `popConnection`: the pop connection, or null (pop-connection.ts: createPopConnection). */
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: QueueKeys,
     private readonly replicaAck: ReplicaAckService,
-    @Inject(BATCH_POP_CONNECTION) private readonly batchPop: RawBatchPop | null,
+    @Inject(POP_CONNECTION) private readonly popConnection: PopConnection | null,
   ) {
     super();
     this.confirmsPops = replicaAck.enabled;
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.batchPop?.close();
+    await this.popConnection?.close();
   }
 
   /**
@@ -91,18 +91,18 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
    * (Buffers, then acceptEntries) on Sentinel and Cluster.
    */
   popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {
-    const batchPop = this.batchPop;
-    if (batchPop === null) {
+    const popConnection = this.popConnection;
+    if (popConnection === null) {
       return this.popIndexesViaClient(appId, shardId, n, maxIndex, withLength);
     }
     if (n === 1 && !withLength) {
       const slot = appId * SHARD_COUNT + shardId;
       const request = this.singlePops[slot];
       if (request !== undefined) {
-        return batchPop.popWith(request !== '' ? request : (this.singlePops[slot] = lpopRequest(this.keys.list(appId, shardId), 1, false)), 1, maxIndex, false);
+        return popConnection.popWith(request !== '' ? request : (this.singlePops[slot] = lpopRequest(this.keys.list(appId, shardId), 1, false)), 1, maxIndex, false);
       }
     }
-    return batchPop.pop(this.keys.list(appId, shardId), n, maxIndex, withLength);
+    return popConnection.pop(this.keys.list(appId, shardId), n, maxIndex, withLength);
   }
 
   private async popIndexesViaClient(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {

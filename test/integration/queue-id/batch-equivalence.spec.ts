@@ -1,12 +1,12 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MAX_NUMBER_INDEX } from '../../../src/queue-id/core/queue-batch';
 import { MAX_INDEX, composeQueueId, parseQueueEntry, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { countBatchPops } from '../../support/batch-pops-served';
+import { countConnectionPops } from '../../support/connection-pops-served';
 import { TestEnv, createTestEnv, request, startApp } from '../../support/test-env';
 import { seededRandom as rng } from '../../support/seeded-random';
 
 /**
- * The batch path (plain LPOP + LLEN read by the batch pop's own connection, number arithmetic, the JSON body written from
+ * The batch path (plain LPOP + LLEN read by the pop connection, number arithmetic, the JSON body written from
  * the digits) against the path before it (`LPOP key n` as Buffers, parseQueueEntry, bigint
  * composeQueueId, toString, JSON.stringify): on the same list contents — runs with gaps, runs out
  * of order, single indexes, leading zeros, indexes around 2^39 (where the ID passes 2^53) and near
@@ -85,7 +85,7 @@ describe('batch path: the same IDs as the path before it', () => {
     ['refill ahead off (plain LPOP)', { QUEUE_REFILL_AHEAD: 'false' }],
   ])('%s: batch after batch on a list with gaps and out-of-order runs', async (_name, extra) => {
     const app = await startApp(env.config(extra));
-    const pops = countBatchPops(app);
+    const pops = countConnectionPops(app);
     try {
       const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'batch-eq', step: 1000 } });
       expect([200, 201]).toContain(created.status);
@@ -101,7 +101,7 @@ describe('batch path: the same IDs as the path before it', () => {
         const got = count === 1 ? [(await request(app, 'GET', `/api/id/${APP}?gatePass=${GATE_PASS}`)).body] : await batch(app, count);
         expect(got).toEqual(expected);
       }
-      // Every pop went through the pop connection (raw-batch-pop.ts): the seven batches and the single get.
+      // Every pop went through the pop connection (pop-connection.ts): the seven batches and the single get.
       expect(pops.served).toBe(8);
       // Nothing else was taken from the hand-made part of the list.
       expect(await env.redis.lrange(listKey(), 0, 0)).toEqual(await env.redis.lrange(copy, 0, 0));
@@ -113,7 +113,7 @@ describe('batch path: the same IDs as the path before it', () => {
 
   it('drops malformed entries in place and fills the batch from the entries after them, as before', async () => {
     const app = await startApp(env.config());
-    const pops = countBatchPops(app);
+    const pops = countConnectionPops(app);
     try {
       const good = mixedList(2, 77);
       // Malformed entries in the first batch: it is completed from the next entries of the list.

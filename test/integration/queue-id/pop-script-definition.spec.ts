@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { loadConfig } from '../../../src/config/load-config';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
 import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
-import { createBatchPopConnection } from '../../../src/queue-id/redis/raw-batch-pop';
+import { createPopConnection } from '../../../src/queue-id/redis/pop-connection';
 import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.service';
 import { TEST_REDIS_URL, deleteByPrefix } from '../../support/test-env';
 
@@ -20,7 +20,7 @@ describe('the queue lists on an auto-pipelining client', () => {
     const prefix = `test.${randomUUID()}.id.gen.`;
     const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, SNOWFLAKE_MODE: 'off' });
     const replicaAck = new ReplicaAckService(config.queue, fresh);
-    const lists = new RedisQueueLists(fresh, new QueueKeys(prefix), replicaAck, createBatchPopConnection(fresh, config.redis, replicaAck.enabled));
+    const lists = new RedisQueueLists(fresh, new QueueKeys(prefix), replicaAck, createPopConnection(fresh, config.redis, replicaAck.enabled));
     try {
       await fresh.rpush(`${prefix}idList_1_2`, '10', '11', '12');
       // The plain pop opens this turn's pipeline; the script's first call joins it.

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { loadConfig } from '../../../src/config/load-config';
 import { QueueKeys } from '../../../src/queue-id/core/queue-keys';
 import { RedisQueueLists } from '../../../src/queue-id/redis/redis-queue-lists';
-import { createBatchPopConnection } from '../../../src/queue-id/redis/raw-batch-pop';
+import { createPopConnection } from '../../../src/queue-id/redis/pop-connection';
 import { ReplicaAckService } from '../../../src/queue-id/redis/replica-ack.service';
 import { TEST_REDIS_URL, deleteByPrefix } from '../../support/test-env';
 import { queueListsContract } from '../../unit/queue-id/queue-lists-contract';
@@ -20,7 +20,7 @@ describe('RedisQueueLists (QueueLists on a real Redis)', () => {
     for (const prefix of prefixes) {
       await deleteByPrefix(redis, prefix);
     }
-    // Each one's batch pop connection (opened by the first popIndexes).
+    // Each one's pop connection (opened by the first popIndexes).
     await Promise.all(made.map((lists) => lists.onApplicationShutdown()));
     redis.disconnect();
   });
@@ -29,7 +29,7 @@ describe('RedisQueueLists (QueueLists on a real Redis)', () => {
     const prefix = `test.${randomBytes(4).toString('hex')}.id.gen.`;
     prefixes.push(prefix);
     const keys = new QueueKeys(prefix);
-    const lists = new RedisQueueLists(redis, keys, replicaAck, createBatchPopConnection(redis, config.redis, replicaAck.enabled));
+    const lists = new RedisQueueLists(redis, keys, replicaAck, createPopConnection(redis, config.redis, replicaAck.enabled));
     made.push(lists);
     return {
       lists,

@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
-import { countBatchPops } from '../../support/batch-pops-served';
+import { countConnectionPops } from '../../support/connection-pops-served';
 import { appSuite } from '../../support/app-suite';
 import { pollUntil } from '../../support/poll';
 import { SeenIds } from '../../support/seen-ids';
@@ -59,7 +59,7 @@ describe.each([
     expect((await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'demoted', step: 1000 } })).status).toBe(201);
   });
 
-  it('follows the name to the promoted node within 10 s, ioredis and the batch pop connection alike, no ID twice', async () => {
+  it('follows the name to the promoted node within 10 s, ioredis and the pop connection alike, no ID twice', async () => {
     const waits = extra.REDIS_WAIT_REPLICAS !== undefined;
     for (const path of [SINGLE, BATCH, SINGLE, BATCH]) {
       const res = await request(app, 'GET', path, { token: null });
@@ -67,7 +67,7 @@ describe.each([
       ids.record(res);
     }
     // With WAIT the batches pop through ioredis (the WAIT must run on the popping connection).
-    const pops = countBatchPops(app);
+    const pops = countConnectionPops(app);
     expect(pops.enabled).toBe(!waits);
 
     // The coordinated failover: the primary waits for its replica, then they swap roles.
@@ -96,7 +96,7 @@ describe.each([
       expect(res.status).toBe(200);
       ids.record(res);
     }
-    // The batches went over the batch pop connection, now to the promoted node.
+    // The batches went over the pop connection, now to the promoted node.
     if (!waits) {
       expect(pops.served).toBeGreaterThan(0);
     }

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { standaloneEndpoint } from '../../../src/infra/redis/redis-client.factory';
 
 /**
- * The batch pops' own connection must reach the database and user the ioredis client reaches:
+ * The pop connection must reach the database and user the ioredis client reaches:
  * its endpoint is read from the client's resolved options, query parameters of REDIS_URL included
  * (a `?db=3` read as database 0 would pop another deployment's lists).
  */

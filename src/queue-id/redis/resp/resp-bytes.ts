@@ -42,7 +42,7 @@ export type Expected =
 /** A reply that does not frame as the command expects: the connection cannot be trusted any more. */
 export class RespProtocolError extends Error {
   constructor(message: string) {
-    super(`batch-pop connection: ${message}`);
+    super(`pop connection: ${message}`);
     this.name = 'RespProtocolError';
   }
 }

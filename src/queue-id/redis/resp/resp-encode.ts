@@ -1,6 +1,6 @@
 /**
  * The queue's RESP requests (the Redis wire format), written by hand where the client's own
- * encoding costs too much or where no client is used (the batch pop's connection).
+ * encoding costs too much or where no client is used (the pop connection).
  *
  * The bytes of `RPUSH key from from+1 … to`, written here instead
  * of by the client: ioredis spends about 1 µs per argument on a command (flattening, type checks,
@@ -84,7 +84,7 @@ export function rpushRangeRequest(key: string, from: number, to: number): Buffer
   return out;
 }
 
-/** A command as RESP, arguments as UTF-8 (the batch pop connection's AUTH and SELECT). */
+/** A command as RESP, arguments as UTF-8 (the pop connection's AUTH and SELECT). */
 export function encodeCommand(args: readonly string[]): string {
   let out = `*${args.length}\r\n`;
   for (const a of args) {
@@ -93,7 +93,7 @@ export function encodeCommand(args: readonly string[]): string {
   return out;
 }
 
-/** `LPOP key n`, followed by `LLEN key` when withLength: one write of the batch pop connection. */
+/** `LPOP key n`, followed by `LLEN key` when withLength: one write of the pop connection. */
 export function lpopRequest(key: string, n: number, withLength: boolean): string {
   const keyBytes = Buffer.byteLength(key);
   const count = String(n);

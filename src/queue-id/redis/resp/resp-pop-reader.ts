@@ -1,5 +1,5 @@
 /**
- * A strict reader of the replies on the batch-pop connection (raw-batch-pop.ts): RESP2 bytes in,
+ * A strict reader of the replies on the pop connection (pop-connection.ts): RESP2 bytes in,
  * accepted queue indexes out, without one Buffer or string per popped entry (ioredis spends ~200 ns
  * per entry of an `LPOP key 1000` reply making a Buffer of it). This file frames the replies; a
  * pop's entries are read into indexes by resp-index-array.ts.

@@ -8,18 +8,18 @@ import { REDIS_KEEPALIVE_MS, standaloneEndpoint } from '../../infra/redis/redis-
 import { RedisClient } from '../../infra/redis/redis.tokens';
 import { RespPopReader } from './resp/resp-pop-reader';
 import { PoppedIndexList, RespErrorReply, RespProtocolError } from './resp/resp-bytes';
-import { writeHandshake } from './raw-batch-handshake';
+import { writeHandshake } from './pop-connection-handshake';
 import { lpopRequest } from './resp/resp-encode';
-/** Injection token of the batch pop's own connection: a RawBatchPop, or null (createBatchPopConnection). */
-export const BATCH_POP_CONNECTION = Symbol('BATCH_POP_CONNECTION');
+/** Injection token of the pop connection: a PopConnection, or null (createPopConnection). */
+export const POP_CONNECTION = Symbol('POP_CONNECTION');
 
 /**
- * The batch pop's own connection: standalone Redis only, and not when pops must be confirmed by
- * replicas (their WAIT must run on the connection that popped). Sentinel, Cluster and
- * REDIS_WAIT_REPLICAS pop batches through ioredis (null).
+ * The pop connection of batches and single gets: standalone Redis only, and not when pops must be
+ * confirmed by replicas (their WAIT must run on the connection that popped). Sentinel, Cluster and
+ * REDIS_WAIT_REPLICAS pop through ioredis (null).
  */
-export function createBatchPopConnection(redis: RedisClient, config: RedisConfig, confirmsPops: boolean): RawBatchPop | null {
-  return config.topology.kind === 'standalone' && !confirmsPops ? new RawBatchPop(standaloneEndpoint(redis), config.commandTimeoutMs) : null;
+export function createPopConnection(redis: RedisClient, config: RedisConfig, confirmsPops: boolean): PopConnection | null {
+  return config.topology.kind === 'standalone' && !confirmsPops ? new PopConnection(standaloneEndpoint(redis), config.commandTimeoutMs) : null;
 }
 
 /** Backoff after a connection that never became ready: 100 ms, doubling, at most 2 s. */
@@ -41,10 +41,11 @@ interface Link {
 }
 
 /**
- * The batch pop's own Redis connection (standalone REDIS_URL only): `LPOP key n` (and `LLEN key`
- * in the same write) sent as RESP bytes, the reply read by core/resp-pop-reader.ts straight into
- * accepted indexes (no Buffer per entry: ioredis's decoding was the largest cost of a batch,
- * docs/performance.md). Nothing else goes over it.
+ * The service's own Redis connection for pops (standalone REDIS_URL only; decisions 0017, 0041):
+ * a batch's `LPOP key n` (and `LLEN key` in the same write) and the single get's `LPOP key 1`
+ * sent as RESP bytes, the reply read by core/resp-pop-reader.ts straight into accepted indexes (no
+ * Buffer per entry: ioredis's decoding was the largest cost of a batch, and its per-command
+ * objects of a single get, docs/performance.md). Nothing else goes over it.
  *
  * Safety, as the ioredis client's guards (unanswered-commands.ts): a command is written once and
  * never again. A lost connection or any reply that does not frame as expected destroys the
@@ -58,8 +59,8 @@ interface Link {
  * the node was demoted (READONLY, MASTERDOWN) drops the connection too, so the next pop connects
  * again and follows a name or virtual IP moved to the promoted node.
  */
-export class RawBatchPop {
-  private readonly logger = new Logger('RawBatchPop');
+export class PopConnection {
+  private readonly logger = new Logger('PopConnection');
   private link: Link | null = null;
   private failures = 0;
   private retryAt = 0;
@@ -129,7 +130,7 @@ export class RawBatchPop {
         link.reader.expectInteger((err, length) => {
           // A reply that did not frame after the pop's: the stream is not trusted, the pop's entries too (a gap).
           if (popError || !popped || err instanceof RespProtocolError) {
-            reject(popError ?? err ?? new Error('batch-pop connection: no pop reply'));
+            reject(popError ?? err ?? new Error('pop connection: no pop reply'));
             return;
           }
           resolve({ ...popped, length: err ? -1 : (length as number) });
@@ -146,7 +147,7 @@ export class RawBatchPop {
    */
   private deadlinePassed(link: Link): void {
     if (this.link === link) {
-      this.drop(link, new Error(`batch-pop connection: Redis did not answer within ${this.timeoutMs} ms`));
+      this.drop(link, new Error(`pop connection: Redis did not answer within ${this.timeoutMs} ms`));
       link.socket.destroy();
     }
   }
@@ -158,7 +159,7 @@ export class RawBatchPop {
    */
   private dropIfDemoted(link: Link, err: Error): void {
     if (err instanceof RespErrorReply && isDemotionReply(err.message)) {
-      this.drop(link, new Error(`batch-pop connection: ${err.message}`));
+      this.drop(link, new Error(`pop connection: ${err.message}`));
       link.socket.destroy();
     }
   }
@@ -198,13 +199,13 @@ export class RawBatchPop {
 
   private connection(): Link {
     if (this.closed) {
-      throw new Error('batch-pop connection: closed');
+      throw new Error('pop connection: closed');
     }
     if (this.link) {
       return this.link;
     }
     if (Date.now() < this.retryAt) {
-      throw new Error(`batch-pop connection to Redis unavailable (${this.lastError || 'reconnecting'})`);
+      throw new Error(`pop connection to Redis unavailable (${this.lastError || 'reconnecting'})`);
     }
     return this.connect();
   }
@@ -237,7 +238,7 @@ export class RawBatchPop {
       }
     });
     socket.on('close', () => {
-      this.drop(link, failure ?? new Error('batch-pop connection: connection closed'));
+      this.drop(link, failure ?? new Error('pop connection: connection closed'));
     });
     const fail = (err: Error): void => {
       this.drop(link, err);
@@ -274,7 +275,7 @@ export class RawBatchPop {
     }
     if (err.message !== this.lastError && !this.closed) {
       this.lastError = err.message;
-      this.logger.warn(`batch-pop connection lost: ${err.message}`);
+      this.logger.warn(`pop connection lost: ${err.message}`);
     }
     link.reader.failAll(err);
   }

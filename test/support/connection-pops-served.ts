@@ -1,16 +1,16 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { BATCH_POP_CONNECTION, RawBatchPop } from '../../src/queue-id/redis/raw-batch-pop';
+import { POP_CONNECTION, PopConnection } from '../../src/queue-id/redis/pop-connection';
 
-/** The pops answered over an app's batch pop connection since `countBatchPops` (none when it has no such connection). */
-export interface BatchPopCount {
+/** The pops answered over an app's pop connection since `countConnectionPops` (none when it has no such connection). */
+export interface ConnectionPopCount {
   /** The app pops batches over its own connection (standalone Redis, no REDIS_WAIT_REPLICAS). */
   readonly enabled: boolean;
   readonly served: number;
 }
 
-/** Counts the pops of the app's batch pop connection (raw-batch-pop.ts) that resolved, from now on. */
-export function countBatchPops(app: INestApplicationContext): BatchPopCount {
-  const connection = app.get<RawBatchPop | null>(BATCH_POP_CONNECTION);
+/** Counts the pops of the app's pop connection (pop-connection.ts) that resolved, from now on. */
+export function countConnectionPops(app: INestApplicationContext): ConnectionPopCount {
+  const connection = app.get<PopConnection | null>(POP_CONNECTION);
   const count = { enabled: connection !== null, served: 0 };
   if (connection) {
     // Every pop goes through popWith (pop builds the request, the single get gives it built).

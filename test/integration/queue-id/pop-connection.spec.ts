@@ -2,13 +2,13 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { redisUrlParts } from '../../../src/config/redis-config';
 import { composeQueueId, shardOf } from '../../../src/queue-id/core/queue-id-layout';
-import { RawBatchPop } from '../../../src/queue-id/redis/raw-batch-pop';
-import { countBatchPops } from '../../support/batch-pops-served';
+import { PopConnection } from '../../../src/queue-id/redis/pop-connection';
+import { countConnectionPops } from '../../support/connection-pops-served';
 import { ReplyCutProxy } from '../../support/reply-cut-proxy';
 import { TEST_REDIS_URL, TestEnv, createTestEnv, expectError, request, startApp } from '../../support/test-env';
 
 /**
- * The pop connection of batches and single gets (raw-batch-pop.ts, decisions 0017 and 0041) on a
+ * The pop connection of batches and single gets (pop-connection.ts, decisions 0017 and 0041) on a
  * real Redis: a reply cut in the middle gives BACKEND_UNAVAILABLE and loses the popped entries (a
  * gap), the next request reconnects and gets the entries after them; no ID is returned twice, none
  * out of order. A single get's malformed and over-limit entries are answered as get(…, 1) answers
@@ -20,7 +20,7 @@ const SHARD = shardOf(GATE_PASS);
 const BATCH = 1000;
 const FIRST = 5_000_000;
 
-describe('raw batch pop connection', () => {
+describe('the pop connection (batches and single gets)', () => {
   let env: TestEnv;
   let proxy: ReplyCutProxy;
 
@@ -56,7 +56,7 @@ describe('raw batch pop connection', () => {
     try {
       const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'raw-pop', step: 1000 } });
       expect([200, 201]).toContain(created.status);
-      const pops = countBatchPops(app);
+      const pops = countConnectionPops(app);
       expect(pops.enabled).toBe(true);
       const indexes = Array.from({ length: 5 * BATCH }, (_, i) => FIRST + i);
       await env.redis.multi().del(listKey()).rpush(listKey(), ...indexes.map(String)).exec();
@@ -107,7 +107,7 @@ describe('raw batch pop connection', () => {
         expect(await batch(app)).toEqual(indexes.slice(0, BATCH).map(idOf));
         taken = BATCH;
       }
-      const pops = countBatchPops(app);
+      const pops = countConnectionPops(app);
       const got = [await single(), await single()];
       expect(got).toEqual(indexes.slice(taken, taken + 2).map(idOf));
       expect(pops.served).toBe(2);
@@ -143,7 +143,7 @@ describe('raw batch pop connection', () => {
       const created = await request(app, 'POST', '/admin/apps', { body: { appId, appName: 'raw-pop-limit', step: 1000, maxLimitId } });
       expect([200, 201]).toContain(created.status);
       await env.redis.multi().del(key).rpush(key, String(FIRST), 'x1', String(FIRST + 1), String(FIRST + 11), String(FIRST + 2)).exec();
-      const pops = countBatchPops(app);
+      const pops = countConnectionPops(app);
       const answers: Array<string | number> = [];
       for (let i = 0; i < 3; i++) {
         const res = await request(app, 'GET', `/api/id/${appId}?gatePass=${GATE_PASS}`);
@@ -163,8 +163,8 @@ describe('raw batch pop connection', () => {
   it('sends SELECT of the URL db first, and fails pops after an AUTH error (then backs off)', async () => {
     const db = new Redis(TEST_REDIS_URL.replace(/\/\d*$/, '') + '/5', { maxRetriesPerRequest: 1 });
     const key = `${env.keyPrefix}raw-select`;
-    const selected = new RawBatchPop(redisUrlParts(TEST_REDIS_URL.replace(/\/\d*$/, '') + '/5'), 2000);
-    const refused = new RawBatchPop(redisUrlParts(TEST_REDIS_URL.replace('://', '://user:wrong@')), 2000);
+    const selected = new PopConnection(redisUrlParts(TEST_REDIS_URL.replace(/\/\d*$/, '') + '/5'), 2000);
+    const refused = new PopConnection(redisUrlParts(TEST_REDIS_URL.replace('://', '://user:wrong@')), 2000);
     try {
       await db.rpush(key, '1', '2', 'x', '99', '3');
       expect(await selected.pop(key, 4, 10n, true)).toEqual({ indexes: [1, 2], overLimit: true, malformed: 1, length: 1 });

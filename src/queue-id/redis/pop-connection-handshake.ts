@@ -8,7 +8,7 @@ import { RespPopReader } from './resp/resp-pop-reader';
 const PASSWORD_NOT_NEEDED = /no password is set|without any password configured/i;
 
 /**
- * The batch pop connection's handshake (raw-batch-pop.ts): AUTH and SELECT of REDIS_URL, written
+ * The pop connection's handshake (pop-connection.ts): AUTH and SELECT of REDIS_URL, written
  * before any pop (pops asked for meanwhile wait and follow them). `onReady` once every reply was
  * OK (or, without any command, once connected); `fail` on an error reply (the connection must go).
  */
@@ -41,11 +41,11 @@ export function writeHandshake(
       let err = reply;
       if (err && args[0] === 'AUTH' && PASSWORD_NOT_NEEDED.test(err.message)) {
         // A password the server does not ask for: the ioredis client warns and goes on; so does this one.
-        logger.warn(`batch-pop connection: ${err.message} (a password was given that Redis does not need)`);
+        logger.warn(`pop connection: ${err.message} (a password was given that Redis does not need)`);
         err = null;
       }
       if (err) {
-        fail(new Error(`batch-pop connection: ${args[0]} failed: ${err.message}`));
+        fail(new Error(`pop connection: ${args[0]} failed: ${err.message}`));
         return;
       }
       if (--left === 0) {

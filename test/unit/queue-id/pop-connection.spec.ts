@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
-import { RawBatchPop } from '../../../src/queue-id/redis/raw-batch-pop';
+import { PopConnection } from '../../../src/queue-id/redis/pop-connection';
 
 /**
- * The batch pop connection against a scripted server (no Redis): what it writes, and what it does
+ * The pop connection against a scripted server (no Redis): what it writes, and what it does
  * with replies that are cut, broken or refused. Each connection the server accepts gets the next
  * script: a function of the bytes received so far that answers (or closes).
  */
@@ -59,12 +59,12 @@ const when =
     }
   };
 
-describe('RawBatchPop (the batch pop connection)', () => {
+describe('PopConnection (the pop connection)', () => {
   let server: ScriptedServer | undefined;
-  let pop: RawBatchPop | undefined;
+  let pop: PopConnection | undefined;
 
   beforeAll(() => {
-    // The connection's warnings ("batch-pop connection lost") are expected here.
+    // The connection's warnings ("pop connection lost") are expected here.
     Logger.overrideLogger(false);
   });
 
@@ -94,7 +94,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
         }
       },
     ]);
-    pop = new RawBatchPop(endpoint(server.port, { username: 'u', password: 'p w', db: 3 }), 2000);
+    pop = new PopConnection(endpoint(server.port, { username: 'u', password: 'p w', db: 3 }), 2000);
     expect(await pop.pop('k', 3, 8n, true)).toEqual({ indexes: [7, 8], overLimit: true, malformed: 0, length: 5 });
     expect(server.connections).toEqual([handshake + LPOP_LLEN]);
   });
@@ -102,7 +102,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
   it('a failing SELECT fails the pops without ever writing them (they would run on database 0)', async () => {
     const select = '*2\r\n$6\r\nSELECT\r\n$2\r\n99\r\n';
     server = await ScriptedServer.start([when(select, (s) => s.write('-ERR DB index is out of range\r\n'))]);
-    pop = new RawBatchPop(endpoint(server.port, { db: 99 }), 2000);
+    pop = new PopConnection(endpoint(server.port, { db: 99 }), 2000);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/SELECT failed: ERR DB index is out of range/);
     expect(server.connections).toEqual([select]);
   });
@@ -118,14 +118,14 @@ describe('RawBatchPop (the batch pop connection)', () => {
         }
       },
     ]);
-    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }), 2000);
+    pop = new PopConnection(endpoint(server.port, { password: 'x' }), 2000);
     expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
   });
 
   it('pops of one event-loop turn go out in one write, their replies matched in order', async () => {
     const two = LPOP_LLEN + LPOP_LLEN;
     server = await ScriptedServer.start([when(two, (s) => s.write(`${POP_REPLY}:3\r\n*1\r\n$2\r\n10\r\n:2\r\n`))]);
-    pop = new RawBatchPop(endpoint(server.port), 2000);
+    pop = new PopConnection(endpoint(server.port), 2000);
     const [a, b] = await Promise.all([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
     expect(a).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 3 });
     expect(b).toEqual({ indexes: [10], overLimit: false, malformed: 0, length: 2 });
@@ -136,7 +136,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
       when(LPOP_LLEN, (s) => s.end('*3\r\n$1\r\n7\r\n$1')),
       when(LPOP_LLEN, (s) => s.write(`${POP_REPLY}:0\r\n`)),
     ]);
-    pop = new RawBatchPop(endpoint(server.port), 2000);
+    pop = new PopConnection(endpoint(server.port), 2000);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/connection closed/);
     expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
     // Each connection carried its own request once.
@@ -145,7 +145,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
 
   it('garbage after a whole pop reply fails that pop too (its entries are a gap), and every pop waiting', async () => {
     server = await ScriptedServer.start([when(LPOP_LLEN + LPOP_LLEN, (s) => s.write(`${POP_REPLY}+OK\r\n`))]);
-    pop = new RawBatchPop(endpoint(server.port), 2000);
+    pop = new PopConnection(endpoint(server.port), 2000);
     const results = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/RespProtocolError/);
@@ -155,7 +155,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
     server = await ScriptedServer.start([
       when(LPOP_LLEN + LPOP_LLEN, (s) => s.write(`-WRONGTYPE wrong kind\r\n:0\r\n${POP_REPLY}-LOADING busy\r\n`)),
     ]);
-    pop = new RawBatchPop(endpoint(server.port), 2000);
+    pop = new PopConnection(endpoint(server.port), 2000);
     const [a, b] = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
     expect(a.status === 'rejected' && String(a.reason)).toMatch(/WRONGTYPE/);
     expect(b.status === 'fulfilled' && b.value).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: -1 });
@@ -164,7 +164,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
   it('a refused AUTH drops the connection and fails the pops waiting for it (never written); then backs off', async () => {
     const auth = '*2\r\n$4\r\nAUTH\r\n$1\r\nx\r\n';
     server = await ScriptedServer.start([when(auth, (s) => s.write('-WRONGPASS invalid username-password pair\r\n'))]);
-    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }), 2000);
+    pop = new PopConnection(endpoint(server.port, { password: 'x' }), 2000);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/AUTH failed: WRONGPASS/);
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/unavailable/);
     expect(server.connections).toEqual([auth]);
@@ -172,7 +172,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
 
   it('a closed instance refuses pops', async () => {
     server = await ScriptedServer.start([]);
-    pop = new RawBatchPop(endpoint(server.port), 2000);
+    pop = new PopConnection(endpoint(server.port), 2000);
     await pop.close();
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(/closed/);
   });
@@ -182,7 +182,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
       () => undefined, // accepts and never answers
       when(LPOP_LLEN, (s) => s.write(`${POP_REPLY}:0\r\n`)),
     ]);
-    pop = new RawBatchPop(endpoint(server.port), 200);
+    pop = new PopConnection(endpoint(server.port), 200);
     const started = Date.now();
     const results = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.pop('k', 3, 100n, true)]);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -195,7 +195,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
 
   it('a handshake that is never answered is abandoned within the deadline', async () => {
     server = await ScriptedServer.start([() => undefined]);
-    pop = new RawBatchPop(endpoint(server.port, { password: 'x' }), 200);
+    pop = new PopConnection(endpoint(server.port, { password: 'x' }), 200);
     const started = Date.now();
     await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(2000);
@@ -208,7 +208,7 @@ describe('RawBatchPop (the batch pop connection)', () => {
         when(LPOP_LLEN, (s) => s.write(`-${reply}\r\n:7\r\n`)),
         when(LPOP_LLEN, (s) => s.write(`${POP_REPLY}:0\r\n`)),
       ]);
-      pop = new RawBatchPop(endpoint(server.port), 2000);
+      pop = new PopConnection(endpoint(server.port), 2000);
       await expect(pop.pop('k', 3, 100n, true)).rejects.toThrow(reply.split(' ')[0]);
       expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
       expect(server.connections).toEqual([LPOP_LLEN, LPOP_LLEN]);
