@@ -44,18 +44,27 @@ describe('the pop connection (batches and single gets)', () => {
     return res.json<{ ids: string[] }>().ids;
   }
 
+  /** The app with Redis reached through the proxy, and app APP created. */
+  async function appViaProxy(extra: Record<string, string>): Promise<NestFastifyApplication> {
+    const url = new URL(TEST_REDIS_URL);
+    url.port = String(proxy.port);
+    url.hostname = '127.0.0.1';
+    const app = await startApp(env.config({ ...extra, REDIS_URL: url.toString() }));
+    const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'raw-pop', step: 1000 } });
+    if (created.status !== 200 && created.status !== 201) {
+      await app.close();
+      throw new Error(`creating app ${APP} answered ${created.status}`);
+    }
+    return app;
+  }
+
   it.each([
     ['refill ahead on (LPOP + LLEN)', { QUEUE_REFILL_AHEAD: 'true' }, 40],
     ['refill ahead off (LPOP)', { QUEUE_REFILL_AHEAD: 'false' }, 40],
     ['cut right after the array header', {}, 7],
   ])('%s: a reply cut mid-way is a 503 and a gap; the next request reconnects', async (_name, extra, keep) => {
-    const url = new URL(TEST_REDIS_URL);
-    url.port = String(proxy.port);
-    url.hostname = '127.0.0.1';
-    const app = await startApp(env.config({ ...extra, REDIS_URL: url.toString() }));
+    const app = await appViaProxy(extra);
     try {
-      const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'raw-pop', step: 1000 } });
-      expect([200, 201]).toContain(created.status);
       const pops = countConnectionPops(app);
       expect(pops.enabled).toBe(true);
       const indexes = Array.from({ length: 5 * BATCH }, (_, i) => FIRST + i);
@@ -88,13 +97,8 @@ describe('the pop connection (batches and single gets)', () => {
     ['refill ahead on, after a batch read the length', { QUEUE_REFILL_AHEAD: 'true' }, 12],
     ['cut right after the array header', { QUEUE_REFILL_AHEAD: 'false' }, 4],
   ])('single get, %s: pops on this connection; a reply cut mid-way is a 503 and a gap', async (name, extra, keep) => {
-    const url = new URL(TEST_REDIS_URL);
-    url.port = String(proxy.port);
-    url.hostname = '127.0.0.1';
-    const app = await startApp(env.config({ ...extra, REDIS_URL: url.toString() }));
+    const app = await appViaProxy(extra);
     try {
-      const created = await request(app, 'POST', '/admin/apps', { body: { appId: APP, appName: 'raw-pop', step: 1000 } });
-      expect([200, 201]).toContain(created.status);
       const indexes = Array.from({ length: 3 * BATCH }, (_, i) => FIRST + i);
       await env.redis.multi().del(listKey()).rpush(listKey(), ...indexes.map(String)).exec();
       const single = async (): Promise<string> => {
