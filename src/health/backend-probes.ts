@@ -7,12 +7,14 @@ import { backendLabel, failureWords } from '../infra/backend-words';
 import { REDIS, RedisClient } from '../infra/redis/redis.tokens';
 import { ZookeeperClient } from '../infra/zookeeper/zookeeper-client';
 import { withTimeout } from '../common/with-timeout';
+import { QueueStatus } from '../queue-id/queue-status';
 
 const PROBE_TIMEOUT_MS = 2000;
 
 /**
- * One round trip to each backend; each probe rejects when its backend does not answer in time,
- * with a message in our words naming the backend, its variable and address (backend-words.ts).
+ * One round trip to each backend (Redis: its client and the queue's pop connection, at once);
+ * each probe rejects when its backend does not answer in time, with a message in our words naming
+ * the backend, its variable and address (backend-words.ts).
  */
 @Injectable()
 export class BackendProbes implements OnApplicationShutdown {
@@ -28,6 +30,7 @@ export class BackendProbes implements OnApplicationShutdown {
     @Inject(SNOWFLAKE_CONFIG) private readonly snowflake: SnowflakeConfig,
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly dataSource: DataSource,
+    private readonly queue: QueueStatus,
   ) {
     this.config = { database, redis: redisConfig };
     redis.on('error', (err: unknown) => {
@@ -51,7 +54,17 @@ export class BackendProbes implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * PING on the ioredis client and, at the same time, on the queue's pop connection
+   * (QueueStatus.pingPopConnection: on a standalone Redis the queue IDs pop there). Either one
+   * failing makes Redis down: the client's failure is reported first, the pop connection's says so.
+   */
   async redisPing(): Promise<void> {
+    // Settled to its failure (or null), never rejected: awaited after the client's PING.
+    const pops = withTimeout(this.queue.pingPopConnection(), PROBE_TIMEOUT_MS, 'Redis').then(
+      () => null,
+      (err: unknown) => err,
+    );
     let reply: string;
     try {
       reply = await withTimeout(this.redis.ping(), PROBE_TIMEOUT_MS, 'Redis');
@@ -62,6 +75,12 @@ export class BackendProbes implements OnApplicationShutdown {
     }
     if (reply !== 'PONG') {
       throw new Error(`${backendLabel('redis', this.config)} answered '${reply}' to PING`);
+    }
+    const popFailure = await pops;
+    if (popFailure !== null) {
+      throw new Error(`${backendLabel('redis', this.config)} ${failureWords(popFailure, this.config)} on the pop connection (queue ID pops)`, {
+        cause: popFailure,
+      });
     }
   }
 

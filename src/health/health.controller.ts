@@ -5,8 +5,9 @@ import { BackendProbes } from './backend-probes';
 import { GeneratorState } from './generator-state';
 
 /**
- * Liveness (the process answers) and readiness (MySQL, Redis, ZooKeeper in a zk mode, and every
- * enabled generator initialised). A load balancer sends traffic only while /health/ready is 200.
+ * Liveness (the process answers) and readiness (MySQL, Redis — its client and the queue's pop
+ * connection —, ZooKeeper in a zk mode, and every enabled generator initialised). A load balancer
+ * sends traffic only while /health/ready is 200.
  */
 @Controller('health')
 export class HealthController {

@@ -76,6 +76,8 @@ const BY_MESSAGE: ReadonlyArray<[RegExp, string]> = [
   [/All sentinels are unreachable/i, 'has no sentinel that answers'],
   [/Failed to refresh slots cache|None of startup nodes is available/i, 'has no cluster node that answers'],
   [/max retries per request|Connection is closed|Stream isn't writeable|enableOfflineQueue/i, 'is not connected'],
+  // The queue's pop connection (queue-id/redis/pop-connection.ts) closed by the other side.
+  [/^pop connection: connection closed$/, 'closed the connection'],
 ];
 
 /**

@@ -44,7 +44,7 @@ export function operationsSchemas(layout: SnowflakeLayout): Record<string, Schem
       type: 'object',
       required: ['status'],
       description:
-        'ok (200) when MySQL, Redis (and ZooKeeper in a zk mode) answer and every enabled generator is initialised; ' +
+        'ok (200) when MySQL, Redis (its client and, standalone, the queue pop connection) and ZooKeeper in a zk mode answer and every enabled generator is initialised; ' +
         'else error (503) with each backend or generator that is down in `error`, its message naming it, its variable and address',
       properties: { status: { type: 'string', enum: ['ok', 'error'] }, info: INDICATORS, error: INDICATORS, details: INDICATORS },
       additionalProperties: false,

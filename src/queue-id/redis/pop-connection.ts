@@ -9,7 +9,7 @@ import { RedisClient } from '../../infra/redis/redis.tokens';
 import { RespPopReader } from './resp/resp-pop-reader';
 import { PoppedIndexList, RespErrorReply, RespProtocolError } from './resp/resp-bytes';
 import { writeHandshake } from './pop-connection-handshake';
-import { lpopRequest } from './resp/resp-encode';
+import { encodeCommand, lpopRequest } from './resp/resp-encode';
 /** Injection token of the pop connection: a PopConnection, or null (createPopConnection). */
 export const POP_CONNECTION = Symbol('POP_CONNECTION');
 
@@ -21,6 +21,9 @@ export const POP_CONNECTION = Symbol('POP_CONNECTION');
 export function createPopConnection(redis: RedisClient, config: RedisConfig, confirmsPops: boolean): PopConnection | null {
   return config.topology.kind === 'standalone' && !confirmsPops ? new PopConnection(standaloneEndpoint(redis), config.commandTimeoutMs) : null;
 }
+
+/** `PING` as RESP bytes (readiness, `ping`). */
+const PING_REQUEST = encodeCommand(['PING']);
 
 /** Backoff after a connection that never became ready: 100 ms, doubling, at most 2 s. */
 const BACKOFF_MS = 100;
@@ -45,7 +48,8 @@ interface Link {
  * a batch's `LPOP key n` (and `LLEN key` in the same write) and the single get's `LPOP key 1`
  * sent as RESP bytes, the reply read by core/resp-pop-reader.ts straight into accepted indexes (no
  * Buffer per entry: ioredis's decoding was the largest cost of a batch, and its per-command
- * objects of a single get, docs/performance.md). Nothing else goes over it.
+ * objects of a single get, docs/performance.md). Nothing else goes over it but the
+ * readiness probe's `PING`.
  *
  * Safety, as the ioredis client's guards (unanswered-commands.ts): a command is written once and
  * never again. A lost connection or any reply that does not frame as expected destroys the
@@ -55,7 +59,8 @@ interface Link {
  *
  * Bounded as the ioredis client (command-deadlines.ts): a pop not answered within `timeoutMs`
  * (connecting included) fails, and so does its connection with every pop waiting on it (a frozen
- * or black-holed Redis); a connection whose handshake takes longer is abandoned. A reply saying
+ * or black-holed Redis); a connection whose handshake takes longer is abandoned. `ping` goes the
+ * same way (readiness watches this connection too). A reply saying
  * the node was demoted (READONLY, MASTERDOWN) drops the connection too, so the next pop connects
  * again and follows a name or virtual IP moved to the promoted node.
  */
@@ -137,6 +142,34 @@ export class PopConnection {
         });
       }
       this.send(link, request);
+    });
+  }
+
+  /**
+   * `PING` on this connection, in turn with the pops (readiness, health/backend-probes.ts): it
+   * connects when there is no connection, and resolves on `PONG`. It fails as a pop fails: the
+   * connection unavailable (backing off after failed attempts: the last error), lost, or silent
+   * past the deadline, which drops the connection with every pop waiting on it.
+   */
+  ping(): Promise<void> {
+    let link: Link;
+    try {
+      link = this.connection();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const cancel = afterDeadline(this.timeoutMs, () => this.deadlinePassed(link));
+      link.reader.expectStatus('PONG', (err) => {
+        cancel();
+        if (err) {
+          this.dropIfDemoted(link, err);
+          reject(err);
+          return;
+        }
+        resolve();
+      });
+      this.send(link, PING_REQUEST);
     });
   }
 

@@ -1,8 +1,10 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { redisUrlParts } from '../../../src/config/redis-config';
+import { POP_CONNECTION, PopConnection } from '../../../src/queue-id/redis/pop-connection';
 import { OwnRedisServer } from '../../support/redis-server';
 import { readinessUntil } from '../../support/readiness';
 import { appSuite } from '../../support/app-suite';
-import { request } from '../../support/test-env';
+import { expectError, request } from '../../support/test-env';
 import { TcpProxy } from '../../support/tcp-proxy';
 
 describe('health: liveness and readiness', () => {
@@ -54,6 +56,57 @@ describe('health: liveness and readiness', () => {
     expect(down.error?.mysql?.message).toMatch(new RegExp(`^MySQL at DATABASE_URL \\(127\\.0\\.0\\.1:${mysqlProxy.port}/`));
     expect(down.error?.redis).toBeUndefined();
     mysqlProxy.restore();
+    expect((await readinessUntil(app, 200)).status).toBe('ok');
+  });
+});
+
+/**
+ * On a standalone Redis the queue IDs pop on a connection of their own (the pop connection), not
+ * through the ioredis client: readiness pings both, so an instance whose gets fail because only
+ * its pop connection cannot reach Redis leaves the load balancer's rotation.
+ */
+describe('health: readiness follows the pop connection', () => {
+  const suite = appSuite('health_pops');
+  let proxy: TcpProxy;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    const redisUrl = new URL(suite.env.env.REDIS_URL);
+    proxy = await TcpProxy.start(Number(redisUrl.port || 6379), redisUrl.hostname);
+    suite.defer(() => proxy.close());
+    // The app's ioredis client goes straight to Redis; its pop connection through the proxy.
+    const popConnection = new PopConnection({ ...redisUrlParts(redisUrl.toString()), host: '127.0.0.1', port: proxy.port }, 500);
+    app = await suite.start({ QUEUE_REFILL_AHEAD: 'false' }, [{ provide: POP_CONNECTION, useValue: popConnection }]);
+    const created = await request(app, 'POST', '/admin/apps', { body: { appId: 5, appName: 'ready-pops', step: 1000 } });
+    expect(created.status).toBe(201);
+  });
+
+  it('is ready while the pop connection answers; not ready (naming it) while it cannot reach Redis; ready again after', async () => {
+    expect((await readinessUntil(app, 200)).info?.redis?.status).toBe('up');
+    expect((await request(app, 'GET', '/api/id/5?gatePass=a')).status).toBe(200);
+
+    proxy.cut();
+    try {
+      const down = await readinessUntil(app, 503);
+      expect(down.error?.redis?.message).toMatch(/^Redis at REDIS_URL \(127\.0\.0\.1:\d+\/\d+\) closed the connection on the pop connection \(queue ID pops\)$/);
+      expect(down.error?.mysql).toBeUndefined();
+      expectError(await request(app, 'GET', '/api/id/5?gatePass=a'), 503, -109);
+    } finally {
+      proxy.restore();
+    }
+    expect((await readinessUntil(app, 200)).status).toBe('ok');
+    expect((await request(app, 'GET', '/api/id/5?gatePass=a')).status).toBe(200);
+  });
+
+  it('is not ready, within the probe bound, while the pop connection is silent (a frozen path)', async () => {
+    expect((await readinessUntil(app, 200)).status).toBe('ok');
+    proxy.freeze();
+    try {
+      const down = await readinessUntil(app, 503);
+      expect(down.error?.redis?.message).toMatch(/did not answer within 500 ms on the pop connection \(queue ID pops\)$/);
+    } finally {
+      proxy.heal();
+    }
     expect((await readinessUntil(app, 200)).status).toBe('ok');
   });
 });

@@ -28,4 +28,12 @@ describe('backend words', () => {
       'refused the connection (nothing listens there)',
     );
   });
+
+  it("words the pop connection's own failures: closed, backing off after a refusal, silent", () => {
+    expect(failureWords(new Error('pop connection: connection closed'))).toBe('closed the connection');
+    expect(failureWords(new Error('pop connection to Redis unavailable (connect ECONNREFUSED 127.0.0.1:6379)'))).toBe(
+      'refused the connection (nothing listens there)',
+    );
+    expect(failureWords(new Error('pop connection: Redis did not answer within 500 ms'))).toBe('did not answer within 500 ms');
+  });
 });

@@ -49,6 +49,7 @@ class ScriptedServer {
 
 const LPOP_LLEN = '*3\r\n$4\r\nLPOP\r\n$1\r\nk\r\n$1\r\n3\r\n*2\r\n$4\r\nLLEN\r\n$1\r\nk\r\n';
 const POP_REPLY = '*3\r\n$1\r\n7\r\n$1\r\n8\r\n$1\r\n9\r\n';
+const PING = '*1\r\n$4\r\nPING\r\n';
 
 /** Answers once the whole request arrived. */
 const when =
@@ -191,6 +192,44 @@ describe('PopConnection (the pop connection)', () => {
     // Not resent: the silent connection got both pops once; the next pop went over a new connection.
     expect(await pop.pop('k', 3, 100n, true)).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
     expect(server.connections).toEqual([LPOP_LLEN + LPOP_LLEN, LPOP_LLEN]);
+  });
+
+  it('PING connects when there is no connection, and goes in turn with the pops on it', async () => {
+    server = await ScriptedServer.start([
+      (s, received) => {
+        if (received === PING) {
+          s.write('+PONG\r\n');
+        } else if (received === PING + LPOP_LLEN + PING) {
+          s.write(`${POP_REPLY}:0\r\n+PONG\r\n`);
+        }
+      },
+    ]);
+    pop = new PopConnection(endpoint(server.port), 2000);
+    await expect(pop.ping()).resolves.toBeUndefined();
+    const [popped] = await Promise.all([pop.pop('k', 3, 100n, true), pop.ping()]);
+    expect(popped).toEqual({ indexes: [7, 8, 9], overLimit: false, malformed: 0, length: 0 });
+    expect(server.connections).toEqual([PING + LPOP_LLEN + PING]);
+  });
+
+  it('a PING not answered fails within the deadline and drops the connection with the pops waiting on it', async () => {
+    server = await ScriptedServer.start([() => undefined]);
+    pop = new PopConnection(endpoint(server.port), 200);
+    const started = Date.now();
+    const results = await Promise.allSettled([pop.pop('k', 3, 100n, true), pop.ping()]);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/did not answer within 200 ms/);
+  });
+
+  it('a PING against nothing listening fails naming the connection error, then again while backing off', async () => {
+    server = await ScriptedServer.start([]);
+    const port = server.port;
+    await server.close();
+    server = undefined;
+    pop = new PopConnection(endpoint(port), 2000);
+    await expect(pop.ping()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    // Backing off (or, on a stalled machine, refused again): either way the cause is named.
+    await expect(pop.ping()).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('a handshake that is never answered is abandoned within the deadline', async () => {

@@ -245,6 +245,22 @@ describe('RespPopReader (queue-id/redis/resp/resp-pop-reader.ts)', () => {
     expect(() => new RespPopReader().feed(Buffer.from('*-1\r\n'))).toThrow(RespProtocolError);
   });
 
+  it("reads a PING's +PONG as its status; another status (+OK) for it does not frame", () => {
+    const reader = new RespPopReader();
+    const { outcomes, done } = collector();
+    reader.expectStatus('PONG', done);
+    reader.expectOk(done);
+    reader.feed(Buffer.from('+PO'));
+    reader.feed(Buffer.from('NG\r\n+OK\r\n'));
+    expect(outcomes).toEqual([{ err: null, value: undefined }, { err: null, value: undefined }]);
+    const wrong = new RespPopReader();
+    wrong.expectStatus('PONG', done);
+    expect(() => wrong.feed(Buffer.from('+OK\r\n'))).toThrow(RespProtocolError);
+    const typed = new RespPopReader();
+    typed.expectStatus('PONG', done);
+    expect(() => typed.feed(Buffer.from(':1\r\n'))).toThrow(RespProtocolError);
+  });
+
   it('compares 16-digit entries exactly (around 2^53 and the 49-bit maximum)', () => {
     const cases: Array<[string, bigint]> = [
       ['9007199254740993', 9_007_199_254_740_993n],

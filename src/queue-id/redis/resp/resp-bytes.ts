@@ -35,7 +35,7 @@ export type Done<T> = (err: Error | null, value?: T) => void;
 
 /** What a command waits for. */
 export type Expected =
-  | { kind: 'ok'; done: Done<void> }
+  | { kind: 'status'; status: string; done: Done<void> }
   | { kind: 'int'; done: Done<number> }
   | { kind: 'pop'; count: number; maxIndex: bigint; done: Done<PoppedIndexList> };
 

@@ -62,7 +62,12 @@ export class RespPopReader {
 
   /** The next reply is `+OK` (AUTH, SELECT) or an error. */
   expectOk(done: Done<void>): void {
-    this.queue.push({ kind: 'ok', done });
+    this.expectStatus('OK', done);
+  }
+
+  /** The next reply is the status line `+<status>` (`PONG` to a PING) or an error; any other status does not frame. */
+  expectStatus(status: string, done: Done<void>): void {
+    this.queue.push({ kind: 'status', status, done });
   }
 
   /** The next reply is an integer (LLEN) or an error. */
@@ -152,7 +157,7 @@ export class RespPopReader {
     const kind = this.current().kind;
     const fits =
       type === MINUS ||
-      (type === PLUS && kind === 'ok') ||
+      (type === PLUS && kind === 'status') ||
       (type === COLON && kind === 'int') ||
       (type === STAR && kind === 'pop') ||
       (type === DOLLAR && kind === 'pop');
@@ -225,7 +230,7 @@ export class RespPopReader {
         this.finish(new RespErrorReply(this.lineText));
         return;
       case PLUS: {
-        if (this.lineText !== 'OK') {
+        if (this.lineText !== (this.current() as Extract<Expected, { kind: 'status' }>).status) {
           throw new RespProtocolError(`unexpected status '${this.lineText}'`);
         }
         this.finish(null);
