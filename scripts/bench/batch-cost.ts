@@ -15,7 +15,7 @@ import Redis from 'ioredis';
 import { acceptEntries, batchBody } from '../../src/queue-id/core/queue-batch';
 import { composeQueueId, parseQueueEntry } from '../../src/queue-id/core/queue-id-layout';
 import { redisUrlParts } from '../../src/config/redis-config';
-import { popWithLength } from '../../src/queue-id/redis/pop-with-length';
+import { popWithLength } from './lib/pop-with-length';
 import { PopConnection } from '../../src/queue-id/redis/pop-connection';
 
 const N = 1000;

@@ -14,7 +14,7 @@
 import Redis from 'ioredis';
 import { startPrivateRedis } from './lib/private-redis';
 import { pushRange } from '../../src/queue-id/redis/segment-push';
-import { POP_WITH_LENGTH_LUA, popWithLength } from '../../src/queue-id/redis/pop-with-length';
+import { POP_WITH_LENGTH_LUA, popWithLength } from './lib/pop-with-length';
 import { LengthReads } from '../../src/queue-id/core/length-reads';
 
 /** The single get's pop since issue 11: plain while the length-read budget lasts (QueueRefillService.popAhead). */

@@ -30,7 +30,7 @@ export class AppRegistrySync {
     private readonly locks: QueueLocks,
     @Inject(IdAllocRepository) private readonly repo: Pick<IdAllocRepository, 'findShards' | 'findRetiredWithoutRow'>,
     private readonly registry: AppRegistry,
-    /** The request path's length-read budgets (RequestPops.popAhead): void after a reload. */
+    /** The request path's length-read budgets (RequestPops.popOneIndex): void after a reload. */
     private readonly lengthReads: LengthReads = new LengthReads(),
   ) {}
 

@@ -41,18 +41,19 @@ export class QueueIdService {
 
   /**
    * One ID as its decimal string (the single get), the same ID `get(appId, gatePass, 1)` gives.
-   * The common case — the shard in the registry, pops not confirmed by replicas, a plain pop
-   * allowed (RequestPops.plainPopIndex), a valid index popped — is one pop and one continuation;
-   * anything else goes the general way, from wherever the common case left it. On a standalone
-   * Redis the pop is `LPOP key 1` on the pop connection, read straight into an index
-   * (pop-connection.ts): no ioredis command, pipeline or Buffer per request.
+   * The common case — the shard in the registry, pops not confirmed by replicas, a valid index
+   * popped (RequestPops.popOneIndex: plain, or reading the length when the budget is spent) — is
+   * one pop and one continuation; anything else goes the general way, from wherever the common
+   * case left it. On a standalone Redis the pop is `LPOP key 1` (+ `LLEN key`) on the pop
+   * connection, read straight into an index (pop-connection.ts): no ioredis command, pipeline or
+   * Buffer per request.
    */
   getOneText(appId: number, gatePass: string): Promise<string> {
     const shardId = shardOf(gatePass);
     const shard = this.knownShard(appId, shardId);
     let popped: Promise<PoppedIndexes> | null;
     try {
-      popped = shard !== undefined && !this.lists.confirmsPops ? this.pops.plainPopIndex({ appId, shardId }, shard.maxIndex) : null;
+      popped = shard !== undefined && !this.lists.confirmsPops ? this.pops.popOneIndex({ appId, shardId }, shard.step, shard.maxIndex) : null;
     } catch (err) {
       // A client that throws instead of rejecting (ioredis' Cluster pipelining with no node for a slot).
       return Promise.reject(this.backendError(err));
@@ -63,6 +64,10 @@ export class QueueIdService {
     return popped.then(
       (result) => {
         if (result.indexes.length === 1) {
+          if (result.length >= 0) {
+            // A reading pop: one that left the list low starts one background refill.
+            this.background.afterPop({ appId, shardId }, shard!.step, result.length);
+          }
           return queueIdString(result.indexes[0], lowNumber(appId, shardId), shardId, appId);
         }
         return this.afterOddPop(result, appId, shardId, shard!).then(firstText);
@@ -78,7 +83,7 @@ export class QueueIdService {
    * shard's limit: exhausted): on as `get`.
    */
   private afterOddPop(popped: PoppedIndexes, appId: number, shardId: number, shard: ShardConfig): Promise<bigint[]> {
-    if (!popped.overLimit && popped.malformed === 0) {
+    if (popped.length < 0 && !popped.overLimit && popped.malformed === 0) {
       this.pops.poppedNothing({ appId, shardId });
     }
     this.logMalformed(popped.malformed, appId, shardId);
@@ -126,7 +131,7 @@ export class QueueIdService {
     const lists = this.lists;
     let out: number[] = [];
     // The list's length after the pop (refill-ahead only; -1 = not read).
-    let length = -1;
+    let length: number;
     let exhausted: boolean;
     try {
       if (lists.confirmsPops) {
@@ -138,22 +143,23 @@ export class QueueIdService {
         // A batch: a plain `LPOP key n` (and LLEN with refill ahead; no script: popping inside Lua
         // costs Redis 5–9× more CPU per entry), read straight into indexes (QueueLists.popIndexes).
         const popped = this.pops.aheadEnabled
-          ? await this.pops.popAheadBatch({ appId, shardId }, shard.step, count, shard.maxIndex)
+          ? await this.pops.popReadingLength({ appId, shardId }, shard.step, count, shard.maxIndex)
           : await lists.popIndexes(appId, shardId, count, shard.maxIndex, false);
         out = popped.indexes;
         length = popped.length;
         exhausted = popped.overLimit;
         this.logMalformed(popped.malformed, appId, shardId);
       } else {
-        // A single get pops plainly while the shard's length-read budget lasts, else with the
-        // one-round-trip script (length -1: not read).
-        let popped: Uint8Array[];
-        if (this.pops.aheadEnabled) {
-          ({ entries: popped, length } = await this.pops.popAhead({ appId, shardId }, shard.step));
-        } else {
-          popped = await lists.pop(appId, shardId, 1);
+        // A single get (or count=1) pops plainly while the shard's length-read budget lasts, else
+        // reads the length with it (RequestPops.popOneIndex).
+        const popped = await this.pops.popOneIndex({ appId, shardId }, shard.step, shard.maxIndex);
+        out = popped.indexes;
+        length = popped.length;
+        exhausted = popped.overLimit;
+        this.logMalformed(popped.malformed, appId, shardId);
+        if (out.length === 0 && length < 0 && !exhausted && popped.malformed === 0) {
+          this.pops.poppedNothing({ appId, shardId });
         }
-        exhausted = this.accept(popped, shard, out, appId, shardId);
       }
     } catch (err) {
       throw this.backendError(err);

@@ -22,10 +22,11 @@ export function popsWithoutLength(length: number, threshold: number): number {
 }
 
 /**
- * When the request path reads a list's length for refill-ahead (framework-free). Reading it costs
- * a script (LPOP + LLEN, pop-with-length.ts) where a plain LPOP would do: ~2 µs of client and ~6 µs
- * of Redis CPU per single get. So a single get reads it only when this instance's budget for the
- * shard is spent; batches always read it (an LLEN next to an LPOP of many).
+ * When the request path reads a list's length for refill-ahead (framework-free). A read is an
+ * `LLEN key` sent with the pop (RequestPops.popReadingLength), where a plain `LPOP key 1` would
+ * do: an extra command for Redis and an extra reply to read per single get. So a single get reads
+ * it only when this instance's budget for the shard is spent; batches always read it (an LLEN next
+ * to an LPOP of many).
  *
  * Per shard: `budget`, the entries that may still be popped plainly; `sent`, the entries this
  * instance has asked to pop so far. A reading pop takes a ticket (`sent` after it); when its
@@ -34,11 +35,10 @@ export function popsWithoutLength(length: number, threshold: number): number {
  * knows. With one instance the refill is triggered by the same pop as when every pop reads the
  * length; with up to POPPERS instances popping alike, no later than one read of each.
  *
- * On a standalone Redis the plain single pops and the batches go over the pop connection while a
- * single get's reading pop (the script) goes through ioredis: pops in flight on the other
- * connection may run on either side of a reading pop, so the budget may be off by the pops in
- * flight at that moment. It only moves when a refill starts (by a few pops), never what is handed
- * out: an empty list is refilled on demand either way.
+ * Plain and reading pops go over one connection (the pop connection on a standalone Redis, the
+ * ioredis client otherwise), so the ticket counts exactly the pops sent after it. The LLEN runs
+ * just after its pop, not atomically with it: another instance's pops or a refill's push in
+ * between move the length read by a few entries, as they move it a moment later anyway.
  */
 export class LengthReads {
   private readonly budget = new Float64Array(SLOTS);

@@ -79,20 +79,14 @@ export abstract class QueueLists {
   /** The request path's pop: up to n entries. */
   abstract pop(appId: number, shardId: number, n: number): Promise<Uint8Array[]>;
 
-  /** A single get's pop: one entry, or null when the list is empty. */
-  abstract popOne(appId: number, shardId: number): Promise<Uint8Array | null>;
-
-  /** Up to n entries and the length this pop left, atomically (refill-ahead, single gets). */
-  abstract popWithLength(appId: number, shardId: number, n: number): Promise<PoppedEntries>;
-
   /**
-   * Up to n entries and the length read just after (refill-ahead, batches): not atomic, another
+   * Up to n entries and the length read just after (refill-ahead's reading pops): not atomic, another
    * client's pop or push in between moves the length a little (the refill reads it again).
    */
   abstract popThenLength(appId: number, shardId: number, n: number): Promise<PoppedEntries>;
 
   /**
-   * The batch pop (n > 1, pops not confirmed by replicas): up to n entries, returned as the indexes
+   * The request path's pop (pops not confirmed by replicas): up to n entries, returned as the indexes
    * acceptEntries would keep of them with this `maxIndex`, in order; with `withLength`, the length
    * read just after (as popThenLength: not atomic). On a standalone Redis this reads the reply's
    * bytes itself (pop-connection.ts); the entries are never returned as bytes.

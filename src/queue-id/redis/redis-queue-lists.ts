@@ -6,7 +6,6 @@ import { QueueKeys } from '../core/queue-keys';
 import { acceptEntries } from '../core/queue-batch';
 import { MAX_APP_ID, SHARD_COUNT } from '../core/queue-id-layout';
 import { ListLength, PoppedEntries, PoppedIndexes, QueueLists, RetiredList, SegmentPushOutcome, StoredLimit } from '../core/queue-lists';
-import { popWithLength } from './pop-with-length';
 import { POP_CONNECTION, PopConnection } from './pop-connection';
 import { lpopRequest } from './resp/resp-encode';
 import { ReplicaAckService } from './replica-ack.service';
@@ -57,16 +56,6 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
       return v === null ? [] : [v];
     }
     return (await this.redis.lpopBuffer(key, n)) ?? [];
-  }
-
-  /** One LPOP, its promise returned as ioredis gives it (no async layer: the single get's hot path). */
-  popOne(appId: number, shardId: number): Promise<Uint8Array | null> {
-    return this.redis.lpopBuffer(this.keys.list(appId, shardId));
-  }
-
-  /** One EVALSHA of pop-with-length.ts: the LPOP and the LLEN after it, atomically. */
-  popWithLength(appId: number, shardId: number, n: number): Promise<PoppedEntries> {
-    return popWithLength(this.redis, this.keys.list(appId, shardId), n);
   }
 
   /**

@@ -23,13 +23,13 @@ describe('the queue lists on an auto-pipelining client', () => {
     const lists = new RedisQueueLists(fresh, new QueueKeys(prefix), replicaAck, createPopConnection(fresh, config.redis, replicaAck.enabled));
     try {
       await fresh.rpush(`${prefix}idList_1_2`, '10', '11', '12');
-      // The plain pop opens this turn's pipeline; the script's first call joins it.
+      // The plain pop opens this turn's pipeline; the script's first call (raise-marker.ts) joins it.
       const plain = lists.pop(1, 2, 1);
-      const scripted = lists.popWithLength(1, 2, 1);
+      const scripted = lists.raiseMarker(1, 2, 500n);
       expect((await plain).map((b) => Buffer.from(b).toString())).toEqual(['10']);
-      const { entries, length } = await scripted;
-      expect(entries.map((b) => Buffer.from(b).toString())).toEqual(['11']);
-      expect(length).toBe(1);
+      await scripted;
+      expect(await lists.pushMark(1, 2)).toBe('500');
+      expect(await lists.length(1, 2)).toBe(2);
     } finally {
       await lists.onApplicationShutdown();
       await deleteByPrefix(fresh, prefix);

@@ -151,19 +151,10 @@ export class FakeQueueLists implements QueueLists {
     return this.take(appId, shardId, n);
   }
 
-  async popOne(appId: number, shardId: number): Promise<Uint8Array | null> {
-    this.check();
-    return this.take(appId, shardId, 1)[0] ?? null;
-  }
-
-  async popWithLength(appId: number, shardId: number, n: number): Promise<PoppedEntries> {
+  async popThenLength(appId: number, shardId: number, n: number): Promise<PoppedEntries> {
     this.check();
     const entries = this.take(appId, shardId, n);
     return { entries, length: this.size(appId, shardId) };
-  }
-
-  async popThenLength(appId: number, shardId: number, n: number): Promise<PoppedEntries> {
-    return this.popWithLength(appId, shardId, n);
   }
 
   async popIndexes(appId: number, shardId: number, n: number, maxIndex: bigint, withLength: boolean): Promise<PoppedIndexes> {
