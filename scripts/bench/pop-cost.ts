@@ -4,10 +4,12 @@
  *
  * On a private redis-server (a free port, no persistence; killed at the end), alternated rounds of:
  * - `LPOP key` (lpopBuffer): the pop with refill-ahead off;
- * - `EVALSHA` of POP_WITH_LENGTH_LUA (LPOP key 1 + LLEN in one script): the pop with it on;
- * - a pipeline `LPOP key` + `LLEN key` (two commands, one round trip): the alternative;
- * - since issue 11, QueueRefillService.popAhead: a plain LPOP while the shard's length-read budget
- *   (core/length-reads.ts) lasts, the script when it is spent.
+ * - `EVALSHA` of POP_WITH_LENGTH_LUA (LPOP key 1 + LLEN in one script): the reading pop until
+ *   2026-11-27 (lib/pop-with-length.ts);
+ * - a pipeline `LPOP key` + `LLEN key` (two commands, one round trip): the reading pop since then
+ *   (on the service's own pop connection on a standalone Redis, RequestPops.popReadingLength);
+ * - from issue 11 to 2026-11-27, the single get's pop: a plain LPOP while the shard's length-read
+ *   budget (core/length-reads.ts) lasts, the script when it is spent.
  * Reports ops/s, client CPU µs per op (process.cpuUsage: the service's own cost, the one that
  * bounds its throughput) and Redis CPU µs per op (INFO commandstats of the private server).
  */
@@ -17,8 +19,10 @@ import { pushRange } from '../../src/queue-id/redis/segment-push';
 import { POP_WITH_LENGTH_LUA, popWithLength } from './lib/pop-with-length';
 import { LengthReads } from '../../src/queue-id/core/length-reads';
 
-/** The single get's pop since issue 11: plain while the length-read budget lasts (QueueRefillService.popAhead). */
+/** The single get's pop from issue 11 to 2026-11-27: plain while the length-read budget lasts, else the script. */
 const reads = new LengthReads();
+/** The same since 2026-11-27, the length read by `LPOP` + `LLEN` sent together. */
+const pipelinedReads = new LengthReads();
 /** The threshold of a shard at step 1,000 (QUEUE_IDLE_RATIO 0.2). */
 const THRESHOLD = 200;
 
@@ -39,7 +43,7 @@ const VARIANTS: Variant[] = [
     pop: async (redis) => (await popWithLength(redis, KEY, 1)).entries.length,
   },
   {
-    name: 'LPOP, or EVALSHA when the length-read budget is spent (popAhead)',
+    name: 'LPOP, or EVALSHA when the length-read budget is spent (until 2026-11-27)',
     pop: async (redis) => {
       if (reads.tryPlain(1, 0)) {
         return (await redis.lpopBuffer(KEY)) === null ? 0 : 1;
@@ -54,6 +58,18 @@ const VARIANTS: Variant[] = [
     name: 'pipeline LPOP + LLEN',
     pop: async (redis) => {
       const replies = (await redis.pipeline().lpopBuffer(KEY).llen(KEY).exec()) ?? [];
+      return replies[0]?.[1] === null ? 0 : 1;
+    },
+  },
+  {
+    name: 'LPOP, or pipeline LPOP + LLEN when the budget is spent (since 2026-11-27)',
+    pop: async (redis) => {
+      if (pipelinedReads.tryPlain(1, 0)) {
+        return (await redis.lpopBuffer(KEY)) === null ? 0 : 1;
+      }
+      const ticket = pipelinedReads.readingPop(1, 0, 1);
+      const replies = (await redis.pipeline().lpopBuffer(KEY).llen(KEY).exec()) ?? [];
+      pipelinedReads.read(1, 0, ticket, Number(replies[1]?.[1] ?? 0), THRESHOLD);
       return replies[0]?.[1] === null ? 0 : 1;
     },
   },

@@ -2,8 +2,9 @@ import { LuaScript } from '../../../src/infra/redis/lua-script';
 import { RedisClient } from '../../../src/infra/redis/redis.tokens';
 
 /**
- * The single get's reading pop until 2026-11-27, kept for the bench's comparisons (pop-cost.ts,
- * batch-cost.ts): LPOP with a count and the list's length after it, in one script run (one round trip, atomic: the length is the one this pop left). KEYS[1]
+ * The single get's reading pop until 2026-11-27, kept for the bench's comparisons
+ * (pop-cost.ts, batch-cost.ts): LPOP with a count and the list's length after it, in one
+ * script run (one round trip, atomic: the length is the one this pop left). KEYS[1]
  * the list; ARGV[1] the count. Returns {entries, length}. A read-only LLEN after a write in one
  * script: replicated as the LPOP's effect, like the plain LPOP.
  */

@@ -36,7 +36,9 @@ export function popsWithoutLength(length: number, threshold: number): number {
  * length; with up to POPPERS instances popping alike, no later than one read of each.
  *
  * Plain and reading pops go over one connection (the pop connection on a standalone Redis, the
- * ioredis client otherwise), so the ticket counts exactly the pops sent after it. The LLEN runs
+ * ioredis client otherwise), so the ticket counts exactly the request path's pops sent after it
+ * (an on-demand refill's pops, through ioredis, are not counted: they only move when the next
+ * refill starts). The LLEN runs
  * just after its pop, not atomically with it: another instance's pops or a refill's push in
  * between move the length read by a few entries, as they move it a moment later anyway.
  */

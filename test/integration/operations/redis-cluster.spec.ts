@@ -111,7 +111,7 @@ describe('queue IDs through a 3-master Redis Cluster', () => {
     expect(again.json()).toMatchObject({ resumedShards: 64 });
   });
 
-  it('refills ahead through the Cluster: the pop-with-length script routed by its key, no ID twice', async () => {
+  it('refills ahead through the Cluster: the pops and length reads routed by their key, no ID twice', async () => {
     const ahead = await startApp(
       suite.env.config({ REDIS_CLUSTER_NODES: cluster.nodes, QUEUE_REFILL_AHEAD: 'true', QUEUE_REFILL_MAX_SIZE: '100000' }),
     );

@@ -3,7 +3,7 @@ import { seededRandom } from '../../support/seeded-random';
 
 /**
  * A fake shard list popped by instances that each decide with their own LengthReads, as
- * QueueRefillService.popAhead does: a plain pop while the budget lasts, else a pop that reads the
+ * RequestPops.popOneIndex does: a plain pop while the budget lasts, else a pop that reads the
  * length. Requests of one instance are dispatched (decided) in rounds of `inFlight`, then run in
  * Redis in dispatch order (one connection: FIFO), then their replies are handled in that order.
  */
