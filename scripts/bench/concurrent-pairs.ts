@@ -9,6 +9,8 @@
  * Per round and generator: req/s of each while both run, CPU per request of each (/proc), and the
  * ratios subject ÷ ceiling (req/s; CPU: ceiling's µs per request ÷ subject's). Medians at the end.
  * `aa` runs two copies of the ceiling against each other: the noise floor of the method.
+ * CEILING_ENV (JSON) gives the queue ceiling settings of its own (`queue`, and the first copy of
+ * `aa-queue`), AA2_ENV the second copy of `aa-queue` (bare-queue.ts: BARE_WITH_SERVICE, BARE_POP).
  * SERVICE_MAIN=/other/dist/src/main.js: another build of the service as the subject. LOAD=wrk: one generator only.
  * `ab-queue` runs two builds of the service against each other on the queue single get: the subject
  * SERVICE_MAIN_B, the "ceiling" SERVICE_MAIN (dist/ of this checkout by default), one fleet on the
@@ -82,13 +84,19 @@ async function pairFor(which: string, env: ReturnType<typeof benchEnv>): Promise
         },
       };
     }
-    const bare = await startCeiling('bare-queue.ts', env);
+    // CEILING_ENV (JSON): the queue ceiling's own settings; AA2_ENV: the second copy's in aa-queue (bare-queue.ts: BARE_WITH_SERVICE).
+    const bare = await startCeiling('bare-queue.ts', env, undefined, JSON.parse(process.env.CEILING_ENV ?? '{}') as Record<string, string>);
     if (which === 'aa-queue') {
-      const bare2 = await startCeiling('bare-queue.ts', env, undefined, { KEY_PREFIX: `${env.keyPrefix}aa2.` });
+      const aa2Env = JSON.parse(process.env.AA2_ENV ?? '{}') as Record<string, string>;
+      const bare2 = await startCeiling('bare-queue.ts', env, undefined, { KEY_PREFIX: `${env.keyPrefix}aa2.`, ...aa2Env });
       return {
         subject: { name: 'bare #2', server: bare2, paths },
         ceiling: { name: 'bare fastify + ioredis', server: bare, paths },
-        before: async () => undefined,
+        // Both topped up before each round, so that neither refills (a 10,000-value RPUSH) inside one.
+        before: async () => {
+          await topUpBare(bare.port, 30_000);
+          await topUpBare(bare2.port, 30_000);
+        },
         stop: async () => {
           await bare2.stop();
           await bare.stop();

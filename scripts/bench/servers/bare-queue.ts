@@ -19,7 +19,13 @@
  *   writes it (queueIdString): the ceiling of the service's single get since it pops that way
  *   (2026-11-27), the strongest one with the client the service uses.
  *
- * Env: PORT, REDIS_URL, KEY_PREFIX, BARE_APPS, BARE_STEP, BARE_AUTO_PIPELINING, BARE_POP.
+ * - `BARE_WITH_SERVICE=/path/dist/src`: the whole service is also started in this process first
+ *   (its own port, database and key prefix from `BARE_SERVICE_ENV`, JSON over this process's
+ *   environment), idle beside the bare route: the ceiling in a process as heavy as the service's
+ *   (the libraries it loads, the objects its start makes), for `concurrent-pairs.ts aa-queue`.
+ *
+ * Env: PORT, REDIS_URL, KEY_PREFIX, BARE_APPS, BARE_STEP, BARE_AUTO_PIPELINING, BARE_POP,
+ * BARE_WITH_SERVICE, BARE_SERVICE_ENV.
  */
 import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -152,7 +158,23 @@ const shutdown = (): void => {
 };
 process.once('SIGTERM', shutdown);
 process.once('SIGINT', shutdown);
-prefill()
+/** The service started in this process (`BARE_WITH_SERVICE`), before the bare route listens. */
+async function startServiceHere(): Promise<void> {
+  const dist = process.env.BARE_WITH_SERVICE;
+  if (!dist) {
+    return;
+  }
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  require('reflect-metadata');
+  const { loadConfigOrExit } = require(`${dist}/config/load-config-or-exit`) as typeof import('../../../src/config/load-config-or-exit');
+  const { startService } = require(`${dist}/start-service`) as typeof import('../../../src/start-service');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const env = { ...process.env, ...(JSON.parse(process.env.BARE_SERVICE_ENV ?? '{}') as Record<string, string>) };
+  await startService(loadConfigOrExit(env));
+}
+
+startServiceHere()
+  .then(prefill)
   .then(() => app.listen({ port, host: '127.0.0.1' }))
   .catch((err: unknown) => {
     console.error(err);
