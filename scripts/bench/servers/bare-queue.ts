@@ -23,9 +23,11 @@
  *   (its own port, database and key prefix from `BARE_SERVICE_ENV`, JSON over this process's
  *   environment), idle beside the bare route: the ceiling in a process as heavy as the service's
  *   (the libraries it loads, the objects its start makes), for `concurrent-pairs.ts aa-queue`.
+ *   `BARE_SERVICE_LOAD_ONLY=1`: its modules are only loaded (every library required), not started.
  *
  * Env: PORT, REDIS_URL, KEY_PREFIX, BARE_APPS, BARE_STEP, BARE_AUTO_PIPELINING, BARE_POP,
- * BARE_WITH_SERVICE, BARE_SERVICE_ENV.
+ * BARE_WITH_SERVICE, BARE_SERVICE_ENV,
+ * BARE_SERVICE_LOAD_ONLY.
  */
 import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -169,6 +171,11 @@ async function startServiceHere(): Promise<void> {
   const { loadConfigOrExit } = require(`${dist}/config/load-config-or-exit`) as typeof import('../../../src/config/load-config-or-exit');
   const { startService } = require(`${dist}/start-service`) as typeof import('../../../src/start-service');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  if (process.env.BARE_SERVICE_LOAD_ONLY === '1') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require(`${dist}/app.module`);
+    return;
+  }
   const env = { ...process.env, ...(JSON.parse(process.env.BARE_SERVICE_ENV ?? '{}') as Record<string, string>) };
   await startService(loadConfigOrExit(env));
 }
