@@ -92,11 +92,9 @@ export class PopConnection {
    * that pops the same list again and again: the single get, redis-queue-lists.ts).
    */
   popWith(request: string, n: number, maxIndex: bigint, withLength: boolean): Promise<RawPopped> {
-    let link: Link;
-    try {
-      link = this.connection();
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    const link = this.linkOrError();
+    if (link instanceof Error) {
+      return Promise.reject(link);
     }
     return new Promise<RawPopped>((outerResolve, outerReject) => {
       // Settled once: by the reply, or by the deadline (then the connection goes, with every pop on it).
@@ -152,11 +150,9 @@ export class PopConnection {
    * past the deadline, which drops the connection with every pop waiting on it.
    */
   ping(): Promise<void> {
-    let link: Link;
-    try {
-      link = this.connection();
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    const link = this.linkOrError();
+    if (link instanceof Error) {
+      return Promise.reject(link);
     }
     return new Promise<void>((resolve, reject) => {
       const cancel = afterDeadline(this.timeoutMs, () => this.deadlinePassed(link));
@@ -228,6 +224,15 @@ export class PopConnection {
       link.socket.once('close', () => resolve());
       link.socket.destroy();
     });
+  }
+
+  /** The connection, or why there is none (closed, or backing off: the last error) to reject with. */
+  private linkOrError(): Link | Error {
+    try {
+      return this.connection();
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
   }
 
   private connection(): Link {
