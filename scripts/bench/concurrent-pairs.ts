@@ -84,10 +84,12 @@ async function pairFor(which: string, env: ReturnType<typeof benchEnv>): Promise
         },
       };
     }
-    // CEILING_ENV (JSON): the queue ceiling's own settings; AA2_ENV: the second copy's in aa-queue (bare-queue.ts: BARE_WITH_SERVICE).
-    const bare = await startCeiling('bare-queue.ts', env, undefined, JSON.parse(process.env.CEILING_ENV ?? '{}') as Record<string, string>);
+    // CEILING_ENV (JSON): the queue ceiling's own settings; AA2_ENV: the second copy's in aa-queue
+    // (bare-queue.ts: BARE_WITH_SERVICE). Both read before anything starts (bad JSON leaves nothing running).
+    const ceilingEnv = JSON.parse(process.env.CEILING_ENV ?? '{}') as Record<string, string>;
+    const aa2Env = JSON.parse(process.env.AA2_ENV ?? '{}') as Record<string, string>;
+    const bare = await startCeiling('bare-queue.ts', env, undefined, ceilingEnv);
     if (which === 'aa-queue') {
-      const aa2Env = JSON.parse(process.env.AA2_ENV ?? '{}') as Record<string, string>;
       const bare2 = await startCeiling('bare-queue.ts', env, undefined, { KEY_PREFIX: `${env.keyPrefix}aa2.`, ...aa2Env });
       return {
         subject: { name: 'bare #2', server: bare2, paths },

@@ -19,17 +19,20 @@
  *   writes it (queueIdString): the ceiling of the service's single get since it pops that way
  *   (2026-11-27), the strongest one with the client the service uses.
  *
- * - `BARE_WITH_SERVICE=/path/dist/src`: the whole service is also started in this process first
- *   (its own port, database and key prefix from `BARE_SERVICE_ENV`, JSON over this process's
- *   environment), idle beside the bare route: the ceiling in a process as heavy as the service's
- *   (the libraries it loads, the objects its start makes), for `concurrent-pairs.ts aa-queue`.
- *   `BARE_SERVICE_LOAD_ONLY=1`: its modules are only loaded (every library required), not started.
+ * - `BARE_WITH_SERVICE=/path/dist/src`: the whole service is also started in this process first,
+ *   idle beside the bare route: the ceiling in a process as heavy as the service's (the libraries
+ *   it loads, the objects its start makes), for `concurrent-pairs.ts`. Its settings:
+ *   `BARE_SERVICE_ENV` (JSON, DATABASE_URL required) over the bench service's (lib/service.ts:
+ *   local snowflake worker 1, its own cache folder) and a port of its own on 127.0.0.1, its keys
+ *   under `<KEY_PREFIX>embedded.`. `BARE_SERVICE_LOAD_ONLY=1`: its modules are only loaded
+ *   (every library required), nothing started.
  *
  * Env: PORT, REDIS_URL, KEY_PREFIX, BARE_APPS, BARE_STEP, BARE_AUTO_PIPELINING, BARE_POP,
- * BARE_WITH_SERVICE, BARE_SERVICE_ENV,
- * BARE_SERVICE_LOAD_ONLY.
+ * BARE_WITH_SERVICE, BARE_SERVICE_ENV, BARE_SERVICE_LOAD_ONLY.
  */
-import { dirname } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import Redis from 'ioredis';
 import { redisUrlParts } from '../../../src/config/redis-config';
@@ -152,9 +155,12 @@ if (process.env.BARE_POP === 'raw') {
   });
 }
 
+/** The service started here (`BARE_WITH_SERVICE`), closed first at shutdown. */
+let embedded: { close(): Promise<void> } | undefined;
+
 const shutdown = (): void => {
-  void app
-    .close()
+  void Promise.resolve(embedded?.close())
+    .then(() => app.close())
     .then(() => Promise.all([redis.quit(), refillRedis.quit()]))
     .then(() => process.exit(0));
 };
@@ -176,8 +182,25 @@ async function startServiceHere(): Promise<void> {
     require(`${dist}/app.module`);
     return;
   }
-  const env = { ...process.env, ...(JSON.parse(process.env.BARE_SERVICE_ENV ?? '{}') as Record<string, string>) };
-  await startService(loadConfigOrExit(env));
+  const own = JSON.parse(process.env.BARE_SERVICE_ENV ?? '{}') as Record<string, string>;
+  if (!own.DATABASE_URL) {
+    throw new Error('BARE_WITH_SERVICE needs DATABASE_URL in BARE_SERVICE_ENV (a database of its own)');
+  }
+  const cacheDir = mkdtempSync(join(tmpdir(), 'shardleaf-bare-embedded-'));
+  process.once('exit', () => rmSync(cacheDir, { recursive: true, force: true }));
+  const env = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    KEY_PREFIX: `${process.env.KEY_PREFIX ?? 'id.gen.'}embedded.`,
+    LOG_LEVEL: 'warn',
+    SNOWFLAKE_MODE: 'local',
+    SNOWFLAKE_WORKER_ID: '1',
+    SNOWFLAKE_PEER_MAX_SKEW_MS: '0',
+    SNOWFLAKE_CACHE_DIR: cacheDir,
+    ...own,
+  };
+  embedded = await startService(loadConfigOrExit(env));
 }
 
 startServiceHere()

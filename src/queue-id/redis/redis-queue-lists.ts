@@ -62,7 +62,7 @@ export class RedisQueueLists extends QueueLists implements OnApplicationShutdown
    * `LPOP key n` and `LLEN key` sent together on the same connection (one round trip, no script:
    * a pop inside Lua converts every entry to a Lua string, 5–9× Redis's CPU per entry of a plain
    * LPOP). A failed LLEN leaves the length unknown (-1), one that throws instead of rejecting too
-   * (the pop, already sent, is awaited either way: its rejection is never left unhandled).
+   * (a safeguard: the pop, already sent, is awaited either way, its rejection never left unhandled).
    */
   async popThenLength(appId: number, shardId: number, n: number): Promise<PoppedEntries> {
     const key = this.keys.list(appId, shardId);
