@@ -35,9 +35,10 @@ async function main(): Promise<void> {
   log(placed.text);
   const flags = serverNodeFlags();
   log(
-    flags.length > 0
-      ? `HTTP servers run with ${flags.join(' ')} (V8's memory-reducing GC ~106 s after start steps a server's CPU per request up; BENCH_MEMORY_REDUCER=on keeps it)`
-      : 'HTTP servers run with V8\'s memory reducer on (BENCH_MEMORY_REDUCER=on): a server measured after its memory-reducing GC (~106 s) may need more CPU per request',
+    `HTTP servers run with ${flags.length > 0 ? flags.join(' ') : 'no extra Node flags'} (BENCH_NODE_FLAGS adds flags); ` +
+      (flags.includes('--no-memory-reducer')
+        ? "V8's memory reducer off (its memory-reducing GC ~106 s after start steps a server's CPU per request up; BENCH_MEMORY_REDUCER=on keeps it)"
+        : "V8's memory reducer on (BENCH_MEMORY_REDUCER=on): a server measured after its memory-reducing GC (~106 s) may need more CPU per request"),
   );
   const redisPid = placed.server === undefined ? undefined : await localRedisPid(env);
   if (redisPid !== undefined) {

@@ -41,10 +41,11 @@ export function freePort(): Promise<number> {
  * which of them and by how much varies from run to run (docs/performance.md, "A step after
  * ~105 s"). A ratio of a server measured before that GC to one measured after is V8's, not the
  * code's: with the reducer off no server takes that GC. `BENCH_MEMORY_REDUCER=on` keeps V8's
- * default.
+ * default. `BENCH_NODE_FLAGS` (space-separated) adds Node/V8 flags to every server alike.
  */
 export function serverNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
-  return env.BENCH_MEMORY_REDUCER === 'on' ? [] : ['--no-memory-reducer'];
+  const extra = (env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  return [...(env.BENCH_MEMORY_REDUCER === 'on' ? [] : ['--no-memory-reducer']), ...extra];
 }
 
 /**

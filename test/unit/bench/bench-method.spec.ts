@@ -28,6 +28,16 @@ describe('bench method', () => {
     expect(serverNodeFlags({ BENCH_MEMORY_REDUCER: 'on' })).toEqual([]);
   });
 
+  it('adds the flags of BENCH_NODE_FLAGS to every HTTP server, after the reducer\'s', () => {
+    expect(serverNodeFlags({ BENCH_NODE_FLAGS: ' --perf-basic-prof  --max-semi-space-size=32 ' })).toEqual([
+      '--no-memory-reducer',
+      '--perf-basic-prof',
+      '--max-semi-space-size=32',
+    ]);
+    expect(serverNodeFlags({ BENCH_MEMORY_REDUCER: 'on', BENCH_NODE_FLAGS: '--trace-gc' })).toEqual(['--trace-gc']);
+    expect(serverNodeFlags({ BENCH_NODE_FLAGS: '' })).toEqual(['--no-memory-reducer']);
+  });
+
   it('pins nothing with --no-pin, and says so', () => {
     const p = decidePlacement(false);
     expect(p.server).toBeUndefined();
