@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { admin, benchEnv, cleanRedis, dropDatabase, ensureBuild, recreateDatabase } from './lib/bench-env';
 import { LoadResult, Generator, median, runLoadWith, wrkInstalled } from './lib/load';
 import { decidePlacement } from './lib/placement';
-import { ServerProc } from './lib/proc';
+import { ServerProc, describeServerFlags } from './lib/proc';
 import { startCeiling, startService } from './lib/service';
 import { gatePassPerShard, topUp, topUpBare } from './cases/queue';
 
@@ -142,6 +142,7 @@ async function main(): Promise<void> {
   const connections = Number(process.argv[5] ?? 64);
   const placed = decidePlacement(true);
   console.log(placed.text);
+  console.log(describeServerFlags());
   if (placed.server === undefined) {
     throw new Error('needs two CPUs and taskset: both servers share the pinned servers\' CPU');
   }

@@ -19,7 +19,7 @@ import { snowflakeCase } from './cases/snowflake';
 import { benchEnv, cleanRedis, dropDatabase, ensureBuild, localRedisPid, recreateDatabase } from './lib/bench-env';
 import { parseOptions, wants } from './lib/options';
 import { addDependencyPids, decidePlacement } from './lib/placement';
-import { serverNodeFlags } from './lib/proc';
+import { describeServerFlags } from './lib/proc';
 import { Row, formatTable } from './lib/table';
 
 function log(s: string): void {
@@ -33,13 +33,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const placed = decidePlacement(opts.pin);
   log(placed.text);
-  const flags = serverNodeFlags();
-  log(
-    `HTTP servers run with ${flags.length > 0 ? flags.join(' ') : 'no extra Node flags'} (BENCH_NODE_FLAGS adds flags); ` +
-      (flags.includes('--no-memory-reducer')
-        ? "V8's memory reducer off (its memory-reducing GC ~106 s after start steps a server's CPU per request up; BENCH_MEMORY_REDUCER=on keeps it)"
-        : "V8's memory reducer on (BENCH_MEMORY_REDUCER=on): a server measured after its memory-reducing GC (~106 s) may need more CPU per request"),
-  );
+  log(describeServerFlags());
   const redisPid = placed.server === undefined ? undefined : await localRedisPid(env);
   if (redisPid !== undefined) {
     addDependencyPids([redisPid]);

@@ -23,7 +23,7 @@ import { admin, benchEnv, dropDatabase, recreateDatabase } from './lib/bench-env
 import { cpuReader, watchOthers } from './lib/cpu';
 import { runWrk } from './lib/load';
 import { decidePlacement } from './lib/placement';
-import { ServerProc, runCommand } from './lib/proc';
+import { ServerProc, describeServerFlags, runCommand } from './lib/proc';
 import { startCeiling, startService } from './lib/service';
 
 interface Subject {
@@ -84,6 +84,7 @@ async function main(): Promise<void> {
   const wanted = (process.env.SLOW_SUBJECTS ?? 'seg,snow').split(',');
   const placed = decidePlacement(true);
   console.log(placed.text);
+  console.log(describeServerFlags());
   const env = { ...benchEnv(), database: process.env.SLOW_DB ?? 'shardleaf_slowdown' };
   await recreateDatabase(env);
   const extra: NodeJS.ProcessEnv = JSON.parse(process.env.SLOW_SERVICE_ENV ?? '{}') as NodeJS.ProcessEnv;

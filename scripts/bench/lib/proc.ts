@@ -41,11 +41,27 @@ export function freePort(): Promise<number> {
  * which of them and by how much varies from run to run (docs/performance.md, "A step after
  * ~105 s"). A ratio of a server measured before that GC to one measured after is V8's, not the
  * code's: with the reducer off no server takes that GC. `BENCH_MEMORY_REDUCER=on` keeps V8's
- * default. `BENCH_NODE_FLAGS` (space-separated) adds Node/V8 flags to every server alike.
+ * default. `BENCH_NODE_FLAGS` (separated by white space, so no flag's value can hold a space) adds
+ * Node/V8 flags to every server alike, after that one.
  */
 export function serverNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
-  const extra = (env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const extra = (env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== '');
   return [...(env.BENCH_MEMORY_REDUCER === 'on' ? [] : ['--no-memory-reducer']), ...extra];
+}
+
+/**
+ * The servers' flags as the bench's first lines name them: where each comes from, and whether
+ * V8's memory reducer is on (the last of `--memory-reducer` / `--no-memory-reducer` wins).
+ */
+export function describeServerFlags(env: NodeJS.ProcessEnv = process.env): string {
+  const flags = serverNodeFlags(env);
+  const extra = flags.slice(env.BENCH_MEMORY_REDUCER === 'on' ? 0 : 1);
+  const last = flags.filter((flag) => flag === '--memory-reducer' || flag === '--no-memory-reducer').pop();
+  const reducer =
+    last === '--no-memory-reducer'
+      ? "V8's memory reducer off (its memory-reducing GC ~106 s after start steps a server's CPU per request up; BENCH_MEMORY_REDUCER=on keeps it)"
+      : "V8's memory reducer on: a server measured after its memory-reducing GC (~106 s) may need more CPU per request";
+  return `HTTP servers' Node flags: ${flags.length > 0 ? flags.join(' ') : 'none'} (BENCH_NODE_FLAGS: ${extra.length > 0 ? extra.join(' ') : 'none'}); ${reducer}`;
 }
 
 /**

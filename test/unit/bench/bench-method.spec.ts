@@ -2,7 +2,7 @@ import { MAX_OTHERS_ON_SERVER_CPU, isClean, minCleanRounds, roundOrder, versus }
 import { cpuReader, watchOthers } from '../../../scripts/bench/lib/cpu';
 import { LoadResult } from '../../../scripts/bench/lib/load';
 import { allowedCpus, decidePlacement, parseCpuList, pinnedCommand } from '../../../scripts/bench/lib/placement';
-import { serverNodeFlags } from '../../../scripts/bench/lib/proc';
+import { describeServerFlags, serverNodeFlags } from '../../../scripts/bench/lib/proc';
 
 function run(reqPerSec: number, cpuUsPerReq?: number, othersOnServerCpu?: number): LoadResult {
   return { requests: reqPerSec, seconds: 1, reqPerSec, p50: 1, p99: 1, ok: reqPerSec, non2xx: 0, errors: 0, timeouts: 0, cpuUsPerReq, othersOnServerCpu };
@@ -36,6 +36,19 @@ describe('bench method', () => {
     ]);
     expect(serverNodeFlags({ BENCH_MEMORY_REDUCER: 'on', BENCH_NODE_FLAGS: '--trace-gc' })).toEqual(['--trace-gc']);
     expect(serverNodeFlags({ BENCH_NODE_FLAGS: '' })).toEqual(['--no-memory-reducer']);
+    expect(serverNodeFlags({ BENCH_NODE_FLAGS: '--trace-gc\t--perf-basic-prof\n' })).toEqual(['--no-memory-reducer', '--trace-gc', '--perf-basic-prof']);
+  });
+
+  it('names the servers\' flags, those of BENCH_NODE_FLAGS, and the reducer as the last of its flags sets it', () => {
+    const plain = describeServerFlags({});
+    expect(plain).toContain("Node flags: --no-memory-reducer (BENCH_NODE_FLAGS: none)");
+    expect(plain).toContain("V8's memory reducer off");
+    expect(describeServerFlags({ BENCH_MEMORY_REDUCER: 'on' })).toContain("Node flags: none (BENCH_NODE_FLAGS: none); V8's memory reducer on");
+    const extra = describeServerFlags({ BENCH_NODE_FLAGS: '--perf-basic-prof' });
+    expect(extra).toContain('Node flags: --no-memory-reducer --perf-basic-prof (BENCH_NODE_FLAGS: --perf-basic-prof)');
+    expect(extra).toContain("V8's memory reducer off");
+    expect(describeServerFlags({ BENCH_NODE_FLAGS: '--memory-reducer' })).toContain("V8's memory reducer on");
+    expect(describeServerFlags({ BENCH_MEMORY_REDUCER: 'on', BENCH_NODE_FLAGS: '--no-memory-reducer' })).toContain("V8's memory reducer off");
   });
 
   it('pins nothing with --no-pin, and says so', () => {
