@@ -1,0 +1,40 @@
+'use strict';
+/**
+ * A preload for the bench's servers that writes, once a second, the GC's pauses so far (count and
+ * milliseconds per kind, from Node's PerformanceObserver) and process.memoryUsage() to
+ * `$GC_LOG_DIR/gc-<pid>.log` (default the OS's temporary folder), one JSON line each. Given to
+ * every HTTP server of a bench run through BENCH_NODE_FLAGS (the servers run from the checkout's
+ * root):
+ *
+ *   BENCH_NODE_FLAGS="-r ./scripts/bench/lib/gc-log.js" GC_LOG_DIR=/tmp/gc … queue-cpu-split.ts
+ *
+ * The last line of a server's file, divided by the requests it served (queue-cpu-split.ts prints
+ * them by pid), is its GC time per request, start and top-ups included.
+ */
+const { appendFileSync, mkdirSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { PerformanceObserver, constants } = require('node:perf_hooks');
+
+const KINDS = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
+const totals = {};
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = KINDS[entry.detail?.kind] ?? String(entry.detail?.kind);
+    const t = (totals[kind] ??= { count: 0, ms: 0 });
+    t.count++;
+    t.ms += entry.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
+
+const dir = process.env.GC_LOG_DIR || tmpdir();
+mkdirSync(dir, { recursive: true });
+const file = join(dir, `gc-${process.pid}.log`);
+setInterval(() => {
+  appendFileSync(file, `${JSON.stringify({ at: Date.now(), gc: totals, memory: process.memoryUsage() })}\n`);
+}, 1000).unref();
