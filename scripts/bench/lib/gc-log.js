@@ -1,7 +1,8 @@
 'use strict';
 /**
- * A preload for the bench's servers that writes, once a second, the GC's pauses so far (count and
- * milliseconds per kind, from Node's PerformanceObserver) and process.memoryUsage() to
+ * A preload for the bench's servers that writes, once a second and at exit, the GC's pauses of the
+ * main thread so far (count and milliseconds per kind, from Node's PerformanceObserver; the work of
+ * V8's helper threads is not in them) and process.memoryUsage() to
  * `$GC_LOG_DIR/gc-<pid>.log` (default the OS's temporary folder), one JSON line each. Given to
  * every HTTP server of a bench run through BENCH_NODE_FLAGS (the servers run from the checkout's
  * root):
@@ -9,7 +10,7 @@
  *   BENCH_NODE_FLAGS="-r ./scripts/bench/lib/gc-log.js" GC_LOG_DIR=/tmp/gc … queue-cpu-split.ts
  *
  * The last line of a server's file, divided by the requests it served (queue-cpu-split.ts prints
- * them by pid), is its GC time per request, start and top-ups included.
+ * them by pid), is its GC pause per request, start and top-ups included.
  */
 const { appendFileSync, mkdirSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -18,6 +19,8 @@ const { PerformanceObserver, constants } = require('node:perf_hooks');
 
 const KINDS = {
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  // V8's minor mark-sweep (kGCTypeMinorMarkSweep), which Node names no constant for.
+  2: 'minor-ms',
   [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
   [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
@@ -35,6 +38,7 @@ new PerformanceObserver((list) => {
 const dir = process.env.GC_LOG_DIR || tmpdir();
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `gc-${process.pid}.log`);
-setInterval(() => {
-  appendFileSync(file, `${JSON.stringify({ at: Date.now(), gc: totals, memory: process.memoryUsage() })}\n`);
-}, 1000).unref();
+const write = () => appendFileSync(file, `${JSON.stringify({ at: Date.now(), gc: totals, memory: process.memoryUsage() })}\n`);
+setInterval(write, 1000).unref();
+// The last line complete: the bench stops its servers with SIGTERM, and they exit.
+process.on('exit', write);
