@@ -39,7 +39,7 @@ function getOnce(url: string): Promise<{ status: number; body: string; requestId
 }
 
 /** A request id the service made (logging/pino-logger.ts requestIds). */
-const NEW_REQUEST_ID = /^[0-9a-f]{12}-[0-9a-z]+$/;
+const NEW_REQUEST_ID = /^[0-9a-z]{6}-[0-9a-z]{1,5}$/;
 
 describe('the API document matches what the service answers', () => {
   const suite = appSuite('apicontract');

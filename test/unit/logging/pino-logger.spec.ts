@@ -49,7 +49,7 @@ describe('structured logs', () => {
     const res = await app.inject({ url: '/x', headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers['x-request-id']).toBe('abc-123');
     const fresh = await app.inject({ url: '/x', headers: { 'x-request-id': 'bad id with spaces' } });
-    expect(String(fresh.headers['x-request-id'])).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
+    expect(String(fresh.headers['x-request-id'])).toMatch(/^[0-9a-z]{6}-[0-9a-z]{1,5}$/);
     const next = await app.inject({ url: '/x' });
     expect(next.headers['x-request-id']).not.toBe(fresh.headers['x-request-id']);
     expect(lines).toEqual([]);
@@ -127,8 +127,24 @@ describe('structured logs', () => {
     const b = requestIds();
     const fromA = [a(), a(), a()];
     expect(fromA.map((id) => id.split('-')[1])).toEqual(['1', '2', '3']);
+    expect(fromA[0]).toMatch(/^[0-9a-z]{6}-1$/);
     expect(new Set(fromA.map((id) => id.split('-')[0])).size).toBe(1);
     expect(b().split('-')[0]).not.toBe(fromA[0].split('-')[0]);
+  });
+
+  it('keeps request ids at 12 characters at most: a new prefix when the counter would need a sixth digit', () => {
+    const next = requestIds();
+    const prefix = next().split('-')[0];
+    let id = '';
+    // 36^5 - 1 ids per prefix: the first was taken above.
+    for (let i = 2; i < 36 ** 5; i++) {
+      id = next();
+    }
+    expect(id).toBe(`${prefix}-zzzzz`);
+    expect(id).toHaveLength(12);
+    const rolled = next();
+    expect(rolled).toMatch(/^[0-9a-z]{6}-1$/);
+    expect(rolled.split('-')[0]).not.toBe(prefix);
   });
 
   it("writes Fastify's error lines with the reqId below debug", async () => {
