@@ -132,6 +132,20 @@ describe('structured logs', () => {
     expect(b().split('-')[0]).not.toBe(fromA[0].split('-')[0]);
   });
 
+  it('keeps the random prefix at six digits, leading zeros included', () => {
+    // The module object src's `import { randomInt }` reads at each call (CommonJS).
+    const crypto = jest.requireActual<Record<'randomInt', (max: number) => number>>('node:crypto');
+    const draws = jest.spyOn(crypto, 'randomInt');
+    draws.mockReturnValueOnce(0).mockReturnValueOnce(36 ** 6 - 1);
+    try {
+      expect(requestIds()()).toBe('000000-1');
+      expect(requestIds()()).toBe('zzzzzz-1');
+      expect(draws).toHaveBeenCalledWith(36 ** 6);
+    } finally {
+      draws.mockRestore();
+    }
+  });
+
   it('keeps request ids at 12 characters at most: a new prefix when the counter would need a sixth digit', () => {
     const next = requestIds();
     const prefix = next().split('-')[0];
